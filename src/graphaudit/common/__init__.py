@@ -1,0 +1,1 @@
+"""Utilities every study uses: stable seeds, atomic writes, records, logging and progress."""

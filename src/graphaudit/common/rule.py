@@ -1,0 +1,71 @@
+"""The one convention by which a Snakemake rule calls the library.
+
+Every rule runs ``workflow/scripts/run.py`` with ``params.entry = "graphaudit.<module>:<function>"``;
+the script hands the ``snakemake`` object to :func:`run_rule`, which routes logging to the rule's
+``log:`` file and calls the function with a :class:`RuleContext`. The function can also be called from
+Python or a test with a hand-made context, without Snakemake.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphaudit.common.logs import configure_logging
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RuleContext:
+    """Named inputs, outputs and params of one rule invocation (paths as strings or lists of strings)."""
+
+    input: dict[str, Any] = field(default_factory=dict)
+    output: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    wildcards: dict[str, str] = field(default_factory=dict)
+    threads: int = 1
+    resources: dict[str, Any] = field(default_factory=dict)
+    log: str | None = None
+
+
+def resolve_entry(entry: str) -> Callable[[RuleContext], None]:
+    """Import ``package.module:function``; the function must live in the graphaudit package."""
+    module_name, _, function_name = entry.partition(":")
+    if not module_name.startswith("graphaudit.") or not function_name:
+        raise ValueError(f"rule entry {entry!r} must look like 'graphaudit.<module>:<function>'")
+    return getattr(importlib.import_module(module_name), function_name)
+
+
+def context_from_snakemake(smk: Any) -> tuple[str, RuleContext]:
+    """Turn Snakemake's ``snakemake`` script object into (entry, RuleContext)."""
+    params = dict(smk.params.items())
+    entry = params.pop("entry", None)
+    if entry is None:
+        raise ValueError(f"rule {smk.rule!r} has no params.entry naming the graphaudit function to call")
+    resources = {k: v for k, v in smk.resources.items() if not k.startswith("_")}
+    ctx = RuleContext(input=_named(smk.input), output=_named(smk.output), params=params,
+                      wildcards=dict(smk.wildcards.items()), threads=int(smk.threads), resources=resources,
+                      log=smk.log[0] if len(smk.log) else None)
+    return entry, ctx
+
+
+def run_rule(smk: Any) -> None:
+    """Entry point of ``workflow/scripts/run.py``: configure logging, then call the named function."""
+    entry, ctx = context_from_snakemake(smk)
+    configure_logging(ctx.log)
+    start = time.monotonic()
+    log.info("rule %s -> %s (threads=%d)", smk.rule, entry, ctx.threads)
+    resolve_entry(entry)(ctx)
+    log.info("rule %s finished in %.1fs", smk.rule, time.monotonic() - start)
+
+
+def _named(items: Any) -> dict[str, Any]:
+    named = dict(items.items())
+    if len(items) and not named:
+        raise ValueError("rules must name their inputs and outputs (name=path)")
+    return {k: (list(v) if not isinstance(v, str) else v) for k, v in named.items()}

@@ -1,0 +1,1 @@
+"""Dataset registry, download and mirror, readers, and the GraphSet storage format."""

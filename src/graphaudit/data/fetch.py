@@ -1,0 +1,251 @@
+"""Obtain a dataset: mirror, then packaged copy, then download; verify; only then keep it.
+
+Files are staged in a temporary folder beside ``data/raw/<name>/``; the folder replaces the final one
+only after every checksum and every published statistic matches, so nothing half-verified stays.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib.util
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphaudit.common.atomic import write_json
+from graphaudit.data import readers, readers_external
+from graphaudit.data.download import download
+from graphaudit.data.errors import (ChecksumMismatchError, DataError, DataUnavailableError,
+                                    StatisticsMismatchError)
+from graphaudit.data.graphset import GraphSet
+from graphaudit.data.registry import DatasetSpec, Stats
+
+log = logging.getLogger(__name__)
+
+MIRROR_ENV = "GRAPHAUDIT_DATA_MIRROR"
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """Where to look and how to download (the config's ``data`` section)."""
+
+    mirror: str | None = None
+    allow_download: bool = True
+    retries: int = 3
+    timeout_s: float = 60.0
+    record_unavailable: bool = False
+
+    @classmethod
+    def from_config(cls, data: Mapping[str, Any]) -> FetchOptions:
+        """Options from the config's ``data`` section; ``GRAPHAUDIT_DATA_MIRROR`` fills an unset mirror."""
+        download_cfg = data.get("download", {}) or {}
+        return cls(mirror=data.get("mirror") or os.environ.get(MIRROR_ENV) or None,
+                   allow_download=bool(download_cfg.get("enabled", True)),
+                   retries=int(download_cfg.get("retries", 3)),
+                   timeout_s=float(download_cfg.get("timeout_s", 60.0)),
+                   record_unavailable=data.get("on_unavailable", "error") == "record")
+
+
+def measure(graphs: GraphSet, task: str) -> Stats:
+    """The registry's statistics measured on a GraphSet (classes from graph or node labels by task)."""
+    labels = graphs.get("graph_labels") if task == "graph" else graphs.get("node_target")
+    counts: tuple[int, ...] | None = None
+    classes = None
+    if labels is not None:
+        _, per_class = np.unique(labels, return_counts=True)
+        counts, classes = tuple(int(c) for c in per_class), len(per_class)
+    return Stats(graphs=graphs.num_graphs, nodes=graphs.num_nodes, edges=graphs.num_edges, classes=classes,
+                 class_counts=counts)
+
+
+def mismatches(expected: Stats, found: Stats) -> list[str]:
+    """Each published statistic that the measured one contradicts, as ``field: expected X, found Y``."""
+    problems = []
+    for field_name in ("graphs", "nodes", "edges", "classes", "class_counts"):
+        want, got = getattr(expected, field_name), getattr(found, field_name)
+        if want is not None and want != got:
+            problems.append(f"{field_name}: expected {want}, found {got}")
+    return problems
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def combined_sha256(file_hashes: Mapping[str, str]) -> str:
+    """One digest for a multi-file dataset: sha256 of its ``SHA256SUMS``-style lines, sorted by name."""
+    if len(file_hashes) == 1:
+        return next(iter(file_hashes.values()))
+    lines = "".join(f"{h}  {name}\n" for name, h in sorted(file_hashes.items()))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def obtain(spec: DatasetSpec, raw_root: Path, options: FetchOptions) -> tuple[GraphSet, dict[str, Any]]:
+    """Fetch, verify and read ``spec``; return the GraphSet and the SOURCE.json record.
+
+    On success ``raw_root/<name>/`` holds the verified files and SOURCE.json; on failure it is untouched
+    and the error says what was expected, what was found and what to do.
+    """
+    raw_root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{spec.name}.", suffix=".staging", dir=raw_root))
+    try:
+        source, locations = _stage_files(spec, staging, options)
+        hashes = {f: sha256_file(staging / f) for f in sorted(p.name for p in staging.iterdir())}
+        _check_checksums(spec, hashes)
+        graphs = read_staged(spec, staging)
+        found = measure(graphs, spec.task)
+        problems = mismatches(spec.stats, found)
+        if problems:
+            raise StatisticsMismatchError(
+                f"dataset {spec.name} from {source} ({', '.join(locations)}) does not match its published "
+                f"statistics ({spec.stats_source}): {'; '.join(problems)}. The file is corrupt, truncated or a "
+                f"different release; nothing was kept. Remove the bad copy from the mirror or fetch it again "
+                f"from {spec.urls[0]}.")
+        record = _source_record(spec, source, locations, hashes, found)
+        write_json(staging / "SOURCE.json", record)
+        _replace_dir(staging, raw_root / spec.name)
+        return graphs, record
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def unavailable_record(spec: DatasetSpec, reason: str) -> dict[str, Any]:
+    """SOURCE.json content for a dataset that no source could provide (``data.on_unavailable: record``)."""
+    return {"dataset": spec.name, "source": "unavailable", "reason": reason, "locations": list(spec.urls),
+            "sha256": {}, "sha256_combined": None, "statistics": _stats_dict(Stats()),
+            "published": _stats_dict(spec.stats), "stats_source": spec.stats_source, "matches_published": None}
+
+
+def load_verified(spec: DatasetSpec, raw_dir: Path) -> GraphSet:
+    """Read the verified raw files of ``spec`` again and re-check the statistics (guards later edits)."""
+    graphs = read_staged(spec, raw_dir)
+    problems = mismatches(spec.stats, measure(graphs, spec.task))
+    if problems:
+        raise StatisticsMismatchError(f"dataset {spec.name}: the files in {raw_dir} changed since they were "
+                                      f"verified ({'; '.join(problems)}). Delete {raw_dir} and fetch again.")
+    return graphs
+
+
+def read_staged(spec: DatasetSpec, folder: Path) -> GraphSet:
+    """Read verified files of ``spec`` from ``folder`` with the reader for its format."""
+    try:
+        return _READERS[spec.format](spec, folder)
+    except readers.DataFormatError as err:
+        raise DataError(f"dataset {spec.name}: {err}. The copy is corrupt or truncated; nothing was kept. "
+                        f"Replace it (mirror: {MIRROR_ENV} or data.mirror) or fetch it again from {spec.urls[0]}.") \
+            from err
+
+
+def _read_tu(spec: DatasetSpec, folder: Path) -> GraphSet:
+    zipped = folder / f"{spec.name}.zip"
+    return readers.read_tu(zipped if zipped.exists() else folder, spec.name)
+
+
+_READERS: dict[str, Callable[[DatasetSpec, Path], GraphSet]] = {
+    "tu": _read_tu,
+    "heterophilous": lambda s, f: readers.read_heterophilous(f / s.file_names[0], s.name, directed=s.directed),
+    "planetoid": lambda s, f: readers.read_planetoid(f, s.name),
+    "gnn_benchmark": lambda s, f: readers_external.read_gnn_benchmark_npz(f / s.file_names[0], s.name),
+    "ogb_nodeprop": lambda s, f: readers_external.read_ogb_nodeprop(f / s.file_names[0], s.name),
+    "benchmarking_gnns": lambda s, f: readers_external.read_benchmarking_gnns(f / s.file_names[0], s.name),
+}
+
+
+def _stage_files(spec: DatasetSpec, staging: Path, options: FetchOptions) -> tuple[str, list[str]]:
+    """Copy or download every file of ``spec`` into ``staging``; return the source kind and locations."""
+    mirror_paths = [Path(options.mirror) / f for f in spec.files] if options.mirror else []
+    if mirror_paths and all(p.is_file() for p in mirror_paths):
+        for path in mirror_paths:
+            shutil.copyfile(path, staging / path.name)
+        log.info("%s: copied %d file(s) from the mirror %s", spec.name, len(mirror_paths), options.mirror)
+        return "mirror", [str(p) for p in mirror_paths]
+    packaged = _packaged_folder(spec)
+    if packaged is not None:
+        for path in sorted(packaged.glob(f"{spec.name}_*.txt")):
+            shutil.copyfile(path, staging / path.name)
+        log.info("%s: copied from the installed package folder %s", spec.name, packaged)
+        return "package", [str(packaged)]
+    return "download", _download_all(spec, staging, options, mirror_paths)
+
+
+def _packaged_folder(spec: DatasetSpec) -> Path | None:
+    if spec.packaged is None:
+        return None
+    package, inner = spec.packaged
+    found = importlib.util.find_spec(package)
+    if found is None or not found.submodule_search_locations:
+        return None
+    folder = Path(next(iter(found.submodule_search_locations))) / inner
+    return folder if folder.is_dir() else None
+
+
+def _download_all(spec: DatasetSpec, staging: Path, options: FetchOptions, mirror_paths: list[Path]) -> list[str]:
+    looked = (f"the mirror has no {', '.join(str(p) for p in mirror_paths if not p.is_file())}"
+              if mirror_paths else f"no mirror is set (data.mirror or {MIRROR_ENV})")
+    if not options.allow_download:
+        raise DataUnavailableError(
+            f"dataset {spec.name} is not available offline: {looked} and downloads are disabled "
+            f"(data.download.enabled: false). Set a mirror that holds {', '.join(spec.files)}, or enable "
+            f"downloads to fetch {spec.urls[0]}.")
+    for url, name in zip(spec.urls, spec.file_names):
+        try:
+            download(url, staging / name, retries=options.retries, timeout_s=options.timeout_s)
+        except OSError as err:
+            raise DataUnavailableError(
+                f"dataset {spec.name}: {looked}, and the download failed ({err}). Without network access, "
+                f"set data.mirror (or {MIRROR_ENV}) to a folder holding {', '.join(spec.files)}.") from err
+    return list(spec.urls)
+
+
+def _check_checksums(spec: DatasetSpec, hashes: Mapping[str, str]) -> None:
+    for name, expected in spec.sha256.items():
+        if hashes.get(name) != expected:
+            raise ChecksumMismatchError(
+                f"dataset {spec.name}: {name} has sha256 {hashes.get(name)}, the registry expects {expected}. "
+                f"The file was not loaded (it is a pickle and is read only once verified). Replace it with "
+                f"the published file from {spec.urls[0].rsplit('/', 1)[0]}/.")
+
+
+def _source_record(spec: DatasetSpec, source: str, locations: list[str], hashes: Mapping[str, str],
+                   found: Stats) -> dict[str, Any]:
+    return {
+        "dataset": spec.name,
+        "source": source,
+        "locations": locations,
+        "sha256": dict(hashes),
+        "sha256_combined": combined_sha256(hashes),
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "statistics": _stats_dict(found),
+        "published": _stats_dict(spec.stats),
+        "stats_source": spec.stats_source,
+        "matches_published": True,
+    }
+
+
+def _stats_dict(stats: Stats) -> dict[str, Any]:
+    return {"graphs": stats.graphs, "nodes": stats.nodes, "edges": stats.edges, "classes": stats.classes,
+            "class_counts": list(stats.class_counts) if stats.class_counts is not None else None}
+
+
+def _replace_dir(new: Path, target: Path) -> None:
+    """Move ``new`` to ``target``, replacing an older copy only once the new one is complete."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(target, old)
+    os.replace(new, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

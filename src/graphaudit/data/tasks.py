@@ -1,0 +1,72 @@
+"""Rule entry points of the data layer (called through :mod:`graphaudit.common.rule`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from graphaudit.common.rule import RuleContext
+from graphaudit.common.atomic import write_json
+from graphaudit.data.errors import DataUnavailableError
+from graphaudit.data.fetch import FetchOptions, load_verified, obtain, unavailable_record
+from graphaudit.data.registry import get_spec
+from graphaudit.report.tables import write_table
+
+log = logging.getLogger(__name__)
+
+DATASET_COLUMNS = ["dataset", "source", "graphs", "nodes", "edges", "classes", "sha256", "matches_published"]
+
+
+def fetch_dataset(ctx: RuleContext) -> None:
+    """Obtain and verify ``wildcards.dataset`` into ``data/raw/<name>/`` with its SOURCE.json.
+
+    ``output.source`` must be ``<raw root>/<name>/SOURCE.json``: the raw root is read off that path.
+    With ``data.on_unavailable: record`` a dataset that no source provides gets a SOURCE.json saying so
+    (and why) instead of stopping the run; corrupt or mismatching files always stop it.
+    """
+    spec = get_spec(ctx.wildcards["dataset"])
+    options = FetchOptions.from_config(ctx.params["data"])
+    raw_root = Path(ctx.output["source"]).parent.parent
+    try:
+        graphs, record = obtain(spec, raw_root, options)
+    except DataUnavailableError as err:
+        if not options.record_unavailable:
+            raise
+        log.warning("%s", err)
+        write_json(ctx.output["source"], unavailable_record(spec, str(err)))
+        return
+    log.info("%s: %d graphs, %d nodes, %d edges from %s", spec.name, graphs.num_graphs, graphs.num_nodes,
+             graphs.num_edges, record["source"])
+
+
+def is_available(source_json: str | Path) -> bool:
+    """Whether a SOURCE.json describes verified files (rather than an unavailable dataset)."""
+    return json.loads(Path(source_json).read_text(encoding="utf-8"))["source"] != "unavailable"
+
+
+def process_dataset(ctx: RuleContext) -> None:
+    """Read the verified raw files of ``wildcards.dataset`` into ``data/processed/<name>.npz``."""
+    spec = get_spec(ctx.wildcards["dataset"])
+    source = Path(ctx.input["source"])
+    if not is_available(source):
+        reason = json.loads(source.read_text(encoding="utf-8"))["reason"]
+        raise DataUnavailableError(f"dataset {spec.name} was recorded as unavailable: {reason}")
+    load_verified(spec, source.parent).save(ctx.output["graphset"])
+
+
+def dataset_table(ctx: RuleContext) -> None:
+    """Collect every SOURCE.json into ``results/data/datasets.csv`` (and its Markdown twin)."""
+    rows = []
+    for path in ctx.input["sources"]:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+        stats = record["statistics"]
+        rows.append({"dataset": record["dataset"], "source": record["source"], "graphs": stats["graphs"],
+                     "nodes": stats["nodes"], "edges": stats["edges"], "classes": stats["classes"],
+                     "sha256": record["sha256_combined"], "matches_published": record["matches_published"]})
+    frame = pd.DataFrame(rows, columns=DATASET_COLUMNS).sort_values("dataset", kind="stable")
+    for column in ("graphs", "nodes", "edges", "classes"):
+        frame[column] = frame[column].astype("Int64")  # unavailable rows stay empty, counts stay integers
+    write_table(frame, ctx.output["table"], title="Datasets: source, measured statistics, checksum")

@@ -1,0 +1,1 @@
+"""Tables (CSV + Markdown), claims comparison and report assembly."""

@@ -1,0 +1,167 @@
+"""Claims: the papers' numbers, where the reproduced value is read from, and the PASS/FAIL/NOT RUN verdict.
+
+A claims file ``config/claims/<study>.yaml`` looks like::
+
+    study: glad
+    claims:
+      - id: aids_graphs
+        description: AIDS has 2000 graphs
+        paper: 2000                      # the paper's number (or text for a qualitative claim)
+        source: {table: results/data/datasets.csv, column: graphs, where: {dataset: AIDS}}
+        kind: exact                      # exact | statistical | qualitative
+        tolerance: 0                     # |reproduced - paper| <= tolerance (exact, statistical)
+        expect: {op: ">", value: 0}      # qualitative: reproduced <op> value
+        scales: [ci, quick, paper]       # scales at which the claim applies (default: all)
+        requires: gpu                    # optional: the table comes only from a GPU run
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+KINDS = ("exact", "statistical", "qualitative")
+_OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "==": operator.eq,
+        "!=": operator.ne}
+_ALL_SCALES = ("ci", "quick", "paper")
+
+
+class ClaimsFileError(ValueError):
+    """A claims file that does not follow the format above."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One evaluated claim."""
+
+    study: str
+    claim: str
+    description: str
+    kind: str
+    paper: Any
+    reproduced: Any
+    tolerance: str
+    status: str  # PASS | FAIL | NOT RUN
+    reason: str
+
+
+def load_claims(path: str | os.PathLike[str]) -> tuple[str, list[dict[str, Any]]]:
+    """Read and check a claims file; return (study, claims)."""
+    try:
+        content = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise ClaimsFileError(f"{path}: not valid YAML ({err})") from err
+    if not isinstance(content, Mapping) or "study" not in content or not isinstance(content.get("claims"), list):
+        raise ClaimsFileError(f"{path}: needs a 'study' name and a 'claims' list")
+    seen = set()
+    for number, claim in enumerate(content["claims"], start=1):
+        _check_claim(path, number, claim)
+        if claim["id"] in seen:
+            raise ClaimsFileError(f"{path}: claim id {claim['id']!r} appears twice")
+        seen.add(claim["id"])
+    return str(content["study"]), list(content["claims"])
+
+
+def _check_claim(path: Any, number: int, claim: Any) -> None:
+    where = f"{path}: claim {number}"
+    if not isinstance(claim, Mapping):
+        raise ClaimsFileError(f"{where} must be a mapping")
+    for key in ("id", "paper", "source", "kind"):
+        if key not in claim:
+            raise ClaimsFileError(f"{where} ({claim.get('id', '?')}) lacks the key {key!r}")
+    if claim["kind"] not in KINDS:
+        raise ClaimsFileError(f"{where} ({claim['id']}): kind must be one of {KINDS}, got {claim['kind']!r}")
+    source = claim["source"]
+    if not isinstance(source, Mapping) or "table" not in source or "column" not in source:
+        raise ClaimsFileError(f"{where} ({claim['id']}): source needs 'table' and 'column'")
+    if claim["kind"] == "qualitative":
+        expect = claim.get("expect")
+        if not isinstance(expect, Mapping) or expect.get("op") not in _OPS or "value" not in expect:
+            raise ClaimsFileError(f"{where} ({claim['id']}): a qualitative claim needs expect: {{op, value}} "
+                                  f"with op in {sorted(_OPS)}")
+    bad_scales = set(claim.get("scales", _ALL_SCALES)) - set(_ALL_SCALES)
+    if bad_scales:
+        raise ClaimsFileError(f"{where} ({claim['id']}): unknown scales {sorted(bad_scales)}")
+
+
+def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Verdict:
+    """Evaluate one claim against the tables under ``root`` at the active ``scale``."""
+    def verdict(status: str, reproduced: Any = None, reason: str = "") -> Verdict:
+        return Verdict(study=study, claim=str(claim["id"]), description=str(claim.get("description", "")),
+                       kind=claim["kind"], paper=claim["paper"], reproduced=reproduced,
+                       tolerance=_tolerance_text(claim), status=status, reason=reason)
+
+    scales = tuple(claim.get("scales", _ALL_SCALES))
+    if scale not in scales:
+        return verdict("NOT RUN", reason=f"applies at scale {', '.join(scales)}; this run is at scale {scale}")
+    source = claim["source"]
+    table = root / source["table"]
+    if not table.exists():
+        if claim.get("requires") == "gpu":
+            return verdict("NOT RUN", reason=f"needs a GPU run; {source['table']} has not been produced")
+        return verdict("NOT RUN", reason=f"{source['table']} was not produced by this run (study or data not run)")
+    value, problem = read_value(table, source["column"], source.get("where", {}))
+    if problem:
+        return verdict("NOT RUN", reason=problem)
+    passed, reason = _compare(claim, value)
+    return verdict("PASS" if passed else "FAIL", reproduced=value, reason=reason)
+
+
+def read_value(table: Path, column: str, where: Mapping[str, Any]) -> tuple[Any, str]:
+    """The single cell of ``column`` in the row matching ``where``; or an explanation why there is none."""
+    frame = pd.read_csv(table)
+    if column not in frame.columns:
+        return None, f"{table.name} has no column {column!r}"
+    mask = pd.Series(True, index=frame.index)
+    for key, wanted in where.items():
+        if key not in frame.columns:
+            return None, f"{table.name} has no column {key!r}"
+        mask &= frame[key].astype(str) == str(wanted)
+    rows = frame.loc[mask, column]
+    if len(rows) != 1:
+        selector = ", ".join(f"{k}={v}" for k, v in where.items()) or "all rows"
+        return None, f"{table.name}: {len(rows)} rows match {selector} (not in this run's config?)"
+    value = rows.iloc[0]
+    return (value.item() if hasattr(value, "item") else value), ""
+
+
+def _compare(claim: Mapping[str, Any], value: Any) -> tuple[bool, str]:
+    if claim["kind"] == "qualitative":
+        expect = claim["expect"]
+        passed = bool(_OPS[expect["op"]](float(value), float(expect["value"])))
+        relation = "satisfies" if passed else "does not satisfy"
+        return passed, f"reproduced {value} {relation} {expect['op']} {expect['value']}"
+    tolerance = float(claim.get("tolerance", 0))
+    try:
+        difference = abs(float(value) - float(claim["paper"]))
+    except (TypeError, ValueError):
+        passed = str(value) == str(claim["paper"])
+        return passed, "" if passed else f"reproduced {value!r} differs from the paper's {claim['paper']!r}"
+    if math.isnan(difference):
+        return False, "reproduced value is not a number"
+    passed = difference <= tolerance + 1e-12
+    return passed, f"difference {difference:.4g} {'within' if passed else 'beyond'} tolerance {tolerance:g}"
+
+
+def _tolerance_text(claim: Mapping[str, Any]) -> str:
+    if claim["kind"] == "qualitative":
+        return f"{claim['expect']['op']} {claim['expect']['value']}"
+    return f"±{float(claim.get('tolerance', 0)):g}"
+
+
+def evaluate_files(paths: list[str], root: Path, scale: str) -> pd.DataFrame:
+    """Evaluate every claim of every file; one row per claim."""
+    verdicts = []
+    for path in paths:
+        study, claims = load_claims(path)
+        verdicts.extend(evaluate(study, claim, root, scale) for claim in claims)
+    columns = list(Verdict.__dataclass_fields__)
+    return pd.DataFrame([v.__dict__ for v in verdicts], columns=columns)

@@ -1,0 +1,37 @@
+"""Tables: a CSV with named columns and a rendered Markdown twin, both written atomically."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from graphaudit.common.atomic import write_text
+
+
+def write_table(frame: pd.DataFrame, csv_path: str | os.PathLike[str], title: str | None = None) -> None:
+    """Write ``frame`` to ``csv_path`` and its Markdown rendering to the same path with ``.md``."""
+    write_text(csv_path, frame.to_csv(index=False, lineterminator="\n"))
+    markdown = (f"# {title}\n\n" if title else "") + to_markdown(frame) + "\n"
+    write_text(Path(csv_path).with_suffix(".md"), markdown)
+
+
+def to_markdown(frame: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table; numbers right-aligned, floats with up to 4 significant decimals."""
+    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    align = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(frame[c]) and
+                           not pd.api.types.is_bool_dtype(frame[c]) else "---" for c in frame.columns) + "|"
+    rows = ["| " + " | ".join(format_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([header, align, *rows])
+
+
+def format_cell(value: Any) -> str:
+    """Text for one table cell: empty for missing, compact floats, pipes escaped."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) >= 1e4 or (value != 0 and abs(value) < 1e-3) else f"{value:.4f}".rstrip("0").rstrip(".")
+    return str(value).replace("|", "\\|").replace("\n", " ")

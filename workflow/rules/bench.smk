@@ -1,0 +1,21 @@
+# Benchmarks: our implementation against the peer a user would otherwise pick (snakemake bench).
+
+
+rule bench_tu_reader:
+    input:
+        source=f"data/raw/{config['bench']['tu_reader']['dataset']}/SOURCE.json",
+    output:
+        table="results/bench/tu_reader.csv",
+    params:
+        entry="graphaudit.bench.tu_reader:bench_tu_reader",
+        **config["bench"]["tu_reader"],
+    log:
+        "logs/bench/tu_reader.log",
+    threads: 1
+    script:
+        RUN
+
+
+rule bench:
+    input:
+        rules.bench_tu_reader.output,
