@@ -68,7 +68,7 @@ def write_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> None:
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             with archive.open(info, "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+                np.lib.format.write_array(member, np.asarray(array, order="C"), allow_pickle=False)
 
 
 def _json_default(value: Any) -> Any:

@@ -127,10 +127,10 @@ def read_heterophilous(path: str | os.PathLike[str], name: str, directed: bool =
     for split in ("train_masks", "val_masks", "test_masks"):
         if split in content:
             arrays[split] = np.atleast_2d(content[split]).astype(bool)
-    return _single_graph(name, n, content["edges"], directed, arrays, str(path))
+    return single_graph(name, n, content["edges"], directed, arrays, str(path))
 
 
-def _single_graph(name: str, n: int, edges: np.ndarray, directed: bool, arrays: dict[str, np.ndarray],
+def single_graph(name: str, n: int, edges: np.ndarray, directed: bool, arrays: dict[str, np.ndarray],
                   where: str) -> GraphSet:
     try:
         return from_edge_list(name, np.zeros(n, dtype=np.int64), edges, directed=directed, **arrays)
@@ -148,6 +148,7 @@ _PICKLE_ALLOWED: dict[tuple[str, str], Callable[[], object]] = {
     ("numpy.core.multiarray", "_reconstruct"): lambda: np.core.multiarray._reconstruct,  # type: ignore[attr-defined]
     ("numpy._core.multiarray", "_reconstruct"): lambda: np.core.multiarray._reconstruct,  # type: ignore[attr-defined]
     ("scipy.sparse.csr", "csr_matrix"): lambda: __import__("scipy.sparse", fromlist=["csr_matrix"]).csr_matrix,
+    ("scipy.sparse._csr", "csr_matrix"): lambda: __import__("scipy.sparse", fromlist=["csr_matrix"]).csr_matrix,
     ("collections", "defaultdict"): lambda: __import__("collections").defaultdict,
     ("__builtin__", "list"): lambda: list,
     ("builtins", "list"): lambda: list,
@@ -220,4 +221,4 @@ def _assemble_planetoid(name: str, parts: dict[str, object]) -> GraphSet:
     masks[2, 0, test_index] = True
     arrays = {"node_attrs": features, "node_target": labels,
               "train_masks": masks[0], "val_masks": masks[1], "test_masks": masks[2]}
-    return _single_graph(name, n, np.stack([rows, cols], axis=1), False, arrays, "Planetoid files")
+    return single_graph(name, n, np.stack([rows, cols], axis=1), False, arrays, "Planetoid files")

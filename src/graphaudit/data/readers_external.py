@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from graphaudit.data.graphset import GraphSet, canonical_edges
-from graphaudit.data.readers import DataFormatError, _single_graph
+from graphaudit.data.readers import DataFormatError, single_graph
 
 # ---- shchur/gnn-benchmark npz ------------------------------------------------------------------------
 
@@ -56,7 +56,7 @@ def read_gnn_benchmark_npz(path: str | os.PathLike[str], name: str) -> GraphSet:
                               "(file truncated?)")
     arrays = {"node_attrs": _binarised_dense(attr_rows, attr_cols, attr_data, attr_shape),
               "node_target": labels.astype(np.int64)}
-    return _single_graph(name, n, np.stack([adj_rows, adj_cols], axis=1), False, arrays, str(path))
+    return single_graph(name, n, np.stack([adj_rows, adj_cols], axis=1), False, arrays, str(path))
 
 
 def _load_npz_arrays(path: str | os.PathLike[str], keys: tuple[str, ...], where: str) -> dict[str, np.ndarray]:
@@ -155,7 +155,7 @@ def read_ogb_nodeprop(zip_path: str | os.PathLike[str], name: str) -> GraphSet:
                                      "node_target": labels[:, 0] if labels.shape[1] == 1 else labels}
     for part, key in (("train", "train_masks"), ("valid", "val_masks"), ("test", "test_masks")):
         arrays[key] = _mask_from_ids(split_ids[part], n, f"{where} split {part}.csv.gz")
-    return _single_graph(name, n, edges.reshape(-1, 2), True, arrays, str(zip_path))
+    return single_graph(name, n, edges.reshape(-1, 2), True, arrays, str(zip_path))
 
 
 def _open_zip(path: str | os.PathLike[str], name: str) -> zipfile.ZipFile:

@@ -1,0 +1,51 @@
+"""Shared fixtures: the data mirror (``GRAPHAUDIT_DATA_MIRROR``) and small TU archives."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    """The offline data mirror; tests that need it skip when it is not set."""
+    value = os.environ.get("GRAPHAUDIT_DATA_MIRROR")
+    if not value or not Path(value).is_dir():
+        pytest.skip("GRAPHAUDIT_DATA_MIRROR is not set to a folder (CI sets it to ../shared/data)")
+    return Path(value)
+
+
+# A two-graph TU set: graph 1 is a triangle (nodes 1-3), graph 2 a path 4-5; one edge listed twice.
+TINY_TU = {
+    "A": "1, 2\n2, 1\n2, 3\n3, 2\n1, 3\n3, 1\n4, 5\n5, 4\n",
+    "graph_indicator": "1\n1\n1\n2\n2\n",
+    "graph_labels": "-1\n1\n",
+    "node_labels": "0\n1\n1\n2\n0\n",
+    "edge_labels": "7\n7\n8\n8\n9\n9\n5\n5\n",
+    "node_attributes": "0.5, 1.0\n0.0, 0.0\n1.5, 2.0\n3.0, 3.0\n-1.0, 0.25\n",
+}
+
+
+def _write_tu_zip(path: Path, name: str, parts: dict[str, str] | None = None, prefix: str | None = None) -> Path:
+    prefix = f"{name}/" if prefix is None else prefix
+    with zipfile.ZipFile(path, "w") as archive:
+        for part, text in (TINY_TU if parts is None else parts).items():
+            archive.writestr(f"{prefix}{name}_{part}.txt", text)
+    return path
+
+
+@pytest.fixture
+def write_tu_zip():
+    """``write_tu_zip(path, name, parts=TINY_TU, prefix=f"{name}/")`` writes a TU-layout zip."""
+    return _write_tu_zip
+
+
+@pytest.fixture
+def tiny_tu() -> dict[str, str]:
+    """The text of each file of the tiny two-graph TU set (copy; tests may edit it)."""
+    return dict(TINY_TU)
