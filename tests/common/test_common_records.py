@@ -67,8 +67,6 @@ def test_corrupt_middle_line_raises(tmp_path: Path) -> None:
         read_records(path)
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: append_record after a torn last line glues the new record "
-                                       "onto the torn text, so the file later becomes unreadable")
 def test_resume_after_torn_line_keeps_records(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_text('{"step": 1}\n{"step": 2, "lo')  # run killed mid-write

@@ -38,12 +38,26 @@ def write_records(path: str | os.PathLike[str], records: Iterable[Mapping[str, A
 
 
 def append_record(path: str | os.PathLike[str], record: Mapping[str, Any]) -> None:
-    """Append one record and fsync, so a resumed run keeps every point already evaluated."""
+    """Append one record and fsync, so a resumed run keeps every point already evaluated.
+
+    A torn last line (a run killed mid-write) is cut off first, so the new record starts a clean line.
+    """
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    drop_torn_tail(path)
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(dict(record), sort_keys=True, default=_plain) + "\n")
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def drop_torn_tail(path: str | os.PathLike[str]) -> None:
+    """Truncate ``path`` after its last newline when it ends inside a line."""
+    if not os.path.exists(path):
+        return
+    with open(path, "rb+") as handle:
+        data = handle.read()
+        if data and not data.endswith(b"\n"):
+            handle.truncate(data.rfind(b"\n") + 1)
 
 
 def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

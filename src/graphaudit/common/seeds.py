@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import numpy as np
 
@@ -10,13 +11,16 @@ _SEED_BYTES = 8
 
 
 def stable_seed(*parts: object) -> int:
-    """Return a 63-bit seed from the SHA-256 of the parts' text, e.g. (study, dataset, model, seed, stage).
+    """Return a 63-bit seed from the SHA-256 of the parts, e.g. (study, dataset, model, seed, stage).
 
+    The parts are written as a compact JSON list, so types and boundaries count (``0`` differs from
+    ``"0"``, and ``("a", "b")`` from ``("a,b",)``); numpy scalars count as the Python numbers they hold.
     The same parts give the same seed on every machine and Python version.
     """
     if not parts:
         raise ValueError("stable_seed needs at least one named part (study, dataset, stage, ...)")
-    text = "\x1f".join(repr(p) if not isinstance(p, str) else p for p in parts)
+    plain = [p.item() if isinstance(p, np.generic) else p for p in parts]
+    text = json.dumps(plain, separators=(",", ":"), ensure_ascii=True, default=repr)
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return int.from_bytes(digest[:_SEED_BYTES], "big") >> 1
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+import importlib
 import io
 import os
 import pickle
@@ -145,8 +147,9 @@ PLANETOID_PARTS = ("x", "y", "tx", "ty", "allx", "ally", "graph", "test.index")
 _PICKLE_ALLOWED: dict[tuple[str, str], Callable[[], object]] = {
     ("numpy", "ndarray"): lambda: np.ndarray,
     ("numpy", "dtype"): lambda: np.dtype,
-    ("numpy.core.multiarray", "_reconstruct"): lambda: np.core.multiarray._reconstruct,  # type: ignore[attr-defined]
-    ("numpy._core.multiarray", "_reconstruct"): lambda: np.core.multiarray._reconstruct,  # type: ignore[attr-defined]
+    ("numpy.core.multiarray", "_reconstruct"): lambda: importlib.import_module("numpy._core.multiarray")._reconstruct,
+    ("numpy._core.multiarray", "_reconstruct"): lambda: importlib.import_module("numpy._core.multiarray")._reconstruct,
+    ("_codecs", "encode"): lambda: codecs.encode,  # how Python 3 writes bytes into protocol-2 pickles
     ("scipy.sparse.csr", "csr_matrix"): lambda: __import__("scipy.sparse", fromlist=["csr_matrix"]).csr_matrix,
     ("scipy.sparse._csr", "csr_matrix"): lambda: __import__("scipy.sparse", fromlist=["csr_matrix"]).csr_matrix,
     ("collections", "defaultdict"): lambda: __import__("collections").defaultdict,

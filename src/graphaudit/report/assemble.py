@@ -13,7 +13,7 @@ import pandas as pd
 from graphaudit.common.atomic import write_text
 from graphaudit.common.rule import RuleContext
 from graphaudit.report.claims import evaluate_files
-from graphaudit.report.tables import format_cell, to_markdown, write_table
+from graphaudit.report.tables import format_value, to_markdown, write_table
 
 STUDY_TITLES = {
     "pattern": "PATTERN solved from memory",
@@ -114,7 +114,7 @@ def _html_table(frame: pd.DataFrame) -> str:
     for row in frame.itertuples(index=False):
         cells = []
         for value in row:
-            text = format_cell(value)
+            text = format_value(value)
             css = f' class="{text.replace(" ", "-").lower()}"' if text in ("PASS", "FAIL", "NOT RUN") else ""
             cells.append(f"<td{css}>{html.escape(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")

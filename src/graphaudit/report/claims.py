@@ -87,6 +87,8 @@ def _check_claim(path: Any, number: int, claim: Any) -> None:
         if not isinstance(expect, Mapping) or expect.get("op") not in _OPS or "value" not in expect:
             raise ClaimsFileError(f"{where} ({claim['id']}): a qualitative claim needs expect: {{op, value}} "
                                   f"with op in {sorted(_OPS)}")
+    if not isinstance(claim.get("scales", []), list):
+        raise ClaimsFileError(f"{where} ({claim['id']}): scales must be a list, e.g. [quick, paper]")
     bad_scales = set(claim.get("scales", _ALL_SCALES)) - set(_ALL_SCALES)
     if bad_scales:
         raise ClaimsFileError(f"{where} ({claim['id']}): unknown scales {sorted(bad_scales)}")
@@ -136,7 +138,13 @@ def read_value(table: Path, column: str, where: Mapping[str, Any]) -> tuple[Any,
 def _compare(claim: Mapping[str, Any], value: Any) -> tuple[bool, str]:
     if claim["kind"] == "qualitative":
         expect = claim["expect"]
-        passed = bool(_OPS[expect["op"]](float(value), float(expect["value"])))
+        try:
+            left, right = float(value), float(expect["value"])
+        except (TypeError, ValueError):
+            if expect["op"] not in ("==", "!="):
+                return False, f"reproduced {value!r} cannot be ordered against {expect['value']!r}"
+            left, right = str(value), str(expect["value"])
+        passed = bool(_OPS[expect["op"]](left, right))
         relation = "satisfies" if passed else "does not satisfy"
         return passed, f"reproduced {value} {relation} {expect['op']} {expect['value']}"
     tolerance = float(claim.get("tolerance", 0))

@@ -21,17 +21,25 @@ def write_table(frame: pd.DataFrame, csv_path: str | os.PathLike[str], title: st
 
 def to_markdown(frame: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table; numbers right-aligned, floats with up to 4 significant decimals."""
-    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    header = "| " + " | ".join(format_cell(str(c)) for c in frame.columns) + " |"
     align = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(frame[c]) and
                            not pd.api.types.is_bool_dtype(frame[c]) else "---" for c in frame.columns) + "|"
     rows = ["| " + " | ".join(format_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join([header, align, *rows])
 
 
-def format_cell(value: Any) -> str:
-    """Text for one table cell: empty for missing, compact floats, pipes escaped."""
+def format_value(value: Any) -> str:
+    """Plain text of a value: empty for missing, floats with up to 4 decimals (or 4 significant digits)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) >= 1e4 or (value != 0 and abs(value) < 1e-3) else f"{value:.4f}".rstrip("0").rstrip(".")
-    return str(value).replace("|", "\\|").replace("\n", " ")
+        if abs(value) >= 1e4 or (value != 0 and abs(value) < 1e-3):
+            return f"{value:.4g}"
+        return f"{value:.4f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def format_cell(value: Any) -> str:
+    """A Markdown table cell: :func:`format_value` with pipes escaped and line breaks as spaces."""
+    text = format_value(value).replace("|", "\\|")
+    return text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")

@@ -1,0 +1,94 @@
+"""The workflow end to end: the ci config in a temporary copy, dry runs, config validation, reruns."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+COPIED = ("Snakefile", "config", "workflow")
+
+
+def workflow_copy(where: Path) -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    for name in COPIED:
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, where / name)
+    return where
+
+
+def snakemake(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, **(env or {})}
+    return subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=environment,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def ci_runs(tmp_path_factory):
+    """Two independent runs of the ci config, each in its own copy of the workflow."""
+    runs = []
+    for index in range(2):
+        copy = workflow_copy(tmp_path_factory.mktemp(f"run{index}"))
+        result = snakemake(copy, "--cores", "2", "--configfile", "config/ci.yaml")
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        runs.append(copy)
+    return runs
+
+
+def test_ci_config_runs_end_to_end(ci_runs):
+    run = ci_runs[0]
+    index = (run / "results/report/index.html").read_text()
+    assert "graphaudit report" in index and "MUTAG" in index
+    assert (run / "results/report/index.md").exists()
+    rows = (run / "results/data/datasets.csv").read_text().splitlines()
+    assert rows[0] == "dataset,source,graphs,nodes,edges,classes,sha256,matches_published"
+    assert rows[1].startswith("MUTAG,") and rows[1].endswith(",True")
+    assert "-> graphaudit.data.tasks:fetch_dataset" in (run / "logs/data/fetch_MUTAG.log").read_text()
+
+
+def test_ci_rerun_is_byte_identical(ci_runs):
+    first, second = ci_runs
+    outputs = sorted(p.relative_to(first) for p in (first / "results").rglob("*") if p.is_file())
+    outputs += [Path("data/processed/MUTAG.npz")]
+    assert len(outputs) > 4
+    for relative in outputs:
+        assert (first / relative).read_bytes() == (second / relative).read_bytes(), relative
+
+
+def test_paper_config_dry_run(tmp_path):
+    result = snakemake(workflow_copy(tmp_path), "-n", "--configfile", "config/paper.yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "fetch_dataset" in result.stdout
+
+
+def test_slurm_profile_dry_run(tmp_path):
+    result = snakemake(workflow_copy(tmp_path), "-n", "--profile", "workflow/profiles/slurm")
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"scale": "huge"}, "scale"),
+    ({"data": {"download": {"retries": 0}}}, "retries"),
+    ({"data": {"mirrror": "/tmp"}}, "mirrror"),
+])
+def test_schema_violation_names_the_key(tmp_path, change, key):
+    copy = workflow_copy(tmp_path)
+    (copy / "config" / "bad.yaml").write_text(yaml.safe_dump(change))
+    result = snakemake(copy, "-n", "--configfile", "config/bad.yaml")
+    assert result.returncode != 0
+    assert key in result.stderr + result.stdout
+
+
+def test_unknown_dataset_stops_before_any_job(tmp_path):
+    copy = workflow_copy(tmp_path)
+    (copy / "config" / "bad.yaml").write_text(yaml.safe_dump({"data": {"datasets": ["MUTAG", "NCI"]}}))
+    result = snakemake(copy, "-n", "--configfile", "config/bad.yaml")
+    assert result.returncode != 0
+    assert "unknown dataset 'NCI'" in result.stderr + result.stdout
