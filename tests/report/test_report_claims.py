@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from graphaudit.report.claims import ClaimsFileError, Verdict, evaluate, evaluate_files, load_claims
+from graphaudit.report.claims import ClaimsFileError, Verdict, evaluate, evaluate_files, load_claims, read_value
 
 TABLE = "results/glad/tables/scores.csv"
 TABLE_TEXT = ("dataset,model,seed,auc,graphs,best\n"
@@ -249,3 +249,9 @@ def test_scales_must_be_a_list(tmp_path: Path) -> None:
                     " source: {table: t.csv, column: v}}\n")
     with pytest.raises(ClaimsFileError, match="scales must be a list"):
         load_claims(path)
+
+
+def test_integer_column_with_gaps_reads_back_as_integer(tmp_path: Path) -> None:
+    (tmp_path / "t.csv").write_text("dataset,graphs\nA,405\nB,\n")
+    value, problem = read_value(tmp_path / "t.csv", "graphs", {"dataset": "A"})
+    assert problem == "" and value == 405 and isinstance(value, int)

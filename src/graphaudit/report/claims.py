@@ -132,7 +132,10 @@ def read_value(table: Path, column: str, where: Mapping[str, Any]) -> tuple[Any,
         selector = ", ".join(f"{k}={v}" for k, v in where.items()) or "all rows"
         return None, f"{table.name}: {len(rows)} rows match {selector} (not in this run's config?)"
     value = rows.iloc[0]
-    return (value.item() if hasattr(value, "item") else value), ""
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and value.is_integer():  # integer columns with gaps read back as floats
+        value = int(value)
+    return value, ""
 
 
 def _compare(claim: Mapping[str, Any], value: Any) -> tuple[bool, str]:
