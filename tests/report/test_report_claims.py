@@ -255,3 +255,10 @@ def test_integer_column_with_gaps_reads_back_as_integer(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("dataset,graphs\nA,405\nB,\n")
     value, problem = read_value(tmp_path / "t.csv", "graphs", {"dataset": "A"})
     assert problem == "" and value == 405 and isinstance(value, int)
+
+
+def test_blocked_claim_is_not_run_with_its_reason(tmp_path: Path) -> None:
+    claim = {"id": "g", "paper": 62.1, "kind": "statistical", "blocked": "Appendix H is missing",
+             "source": {"table": "nowhere.csv", "column": "x"}}
+    verdict = evaluate("glad", claim, tmp_path, "paper")
+    assert verdict.status == "NOT RUN" and verdict.reason == "Appendix H is missing"

@@ -16,6 +16,22 @@ rule bench_tu_reader:
         RUN
 
 
+rule bench_graphlets:
+    input:
+        graphset=f"data/processed/{config['bench']['graphlets']['dataset']}.npz",
+    output:
+        table="results/bench/graphlets.csv",
+    params:
+        entry="graphaudit.bench.graphlets:bench_graphlets",
+        **config["bench"]["graphlets"],
+    log:
+        "logs/bench/graphlets.log",
+    threads: 1
+    script:
+        RUN
+
+
 rule bench:
     input:
         rules.bench_tu_reader.output,
+        rules.bench_graphlets.output,

@@ -2,6 +2,8 @@
 import glob
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+
 import graphaudit.data.tasks as data_tasks
 from graphaudit.data.registry import check_names
 
@@ -18,4 +20,13 @@ def available_graphsets(wildcards):
 
 CLAIMS_FILES = sorted(Path(p).stem for p in glob.glob("config/claims/*.yaml"))
 STUDY_TARGETS = {}  # study slug -> its aggregate output list; each workflow/rules/<study>.smk adds itself
+
+
+def study_targets(studies):
+    """Every output of the listed studies; a study without a workflow yet stops with a clear message."""
+    missing = [s for s in studies if s not in STUDY_TARGETS]
+    if missing:
+        raise WorkflowError(f"config.studies names {missing}, which have no workflow yet; "
+                            f"available: {sorted(STUDY_TARGETS)}")
+    return [path for study in studies for path in STUDY_TARGETS[study]]
 

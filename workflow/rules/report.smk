@@ -5,7 +5,7 @@ rule report:
     input:
         datasets="results/data/datasets.csv",
         claims=expand("config/claims/{claims}.yaml", claims=CLAIMS_FILES),
-        studies=[STUDY_TARGETS[study] for study in STUDIES],
+        studies=study_targets(STUDIES),
     output:
         markdown="results/report/index.md",
         html="results/report/index.html",

@@ -32,6 +32,11 @@ class RuleContext:
     resources: dict[str, Any] = field(default_factory=dict)
     log: str | None = None
 
+    def input_list(self, name: str) -> list[str]:
+        """Input ``name`` as a list of paths, whether Snakemake passed one path or several."""
+        value = self.input[name]
+        return [value] if isinstance(value, str) else list(value)
+
 
 def resolve_entry(entry: str) -> Callable[[RuleContext], None]:
     """Import ``package.module:function``; the function must live in the graphaudit package."""

@@ -246,3 +246,21 @@ def canonical_edges(edges: np.ndarray, directed: bool, num_nodes: int) -> tuple[
 
 def _scalar(value: Any) -> Any:
     return value.tolist() if isinstance(value, np.ndarray) else value.item() if hasattr(value, "item") else value
+
+
+def concat_graphsets(name: str, parts: list[GraphSet]) -> GraphSet:
+    """The graphs of ``parts`` one after another (ids shift by the earlier parts' sizes).
+
+    Only arrays that every part has are kept; node-task split masks are dropped.
+    """
+    if not parts:
+        raise ValueError("concat_graphsets needs at least one GraphSet")
+    node_offsets = np.cumsum([0] + [p.num_nodes for p in parts])
+    edge_offsets = np.cumsum([0] + [p.num_edges for p in parts])
+    node_ptr = np.concatenate([[0]] + [p.node_ptr[1:] + off for p, off in zip(parts, node_offsets)])
+    edge_ptr = np.concatenate([[0]] + [p.edge_ptr[1:] + off for p, off in zip(parts, edge_offsets)])
+    edges = np.concatenate([p.edges + off for p, off in zip(parts, node_offsets)])
+    shared = set.intersection(*(set(p.arrays) for p in parts)) - {"train_masks", "val_masks", "test_masks"}
+    arrays = {key: np.concatenate([p.arrays[key] for p in parts]) for key in sorted(shared)}
+    return GraphSet(name=name, node_ptr=node_ptr, edge_ptr=edge_ptr, edges=edges,
+                    directed=parts[0].directed, arrays=arrays)

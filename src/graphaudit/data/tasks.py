@@ -60,7 +60,7 @@ def process_dataset(ctx: RuleContext) -> None:
 def dataset_table(ctx: RuleContext) -> None:
     """Collect every SOURCE.json into ``results/data/datasets.csv`` (and its Markdown twin)."""
     rows = []
-    for path in ctx.input["sources"]:
+    for path in ctx.input_list("sources"):
         record = json.loads(Path(path).read_text(encoding="utf-8"))
         stats = record["statistics"]
         rows.append({"dataset": record["dataset"], "source": record["source"], "graphs": stats["graphs"],

@@ -13,6 +13,7 @@ A claims file ``config/claims/<study>.yaml`` looks like::
         expect: {op: ">", value: 0}      # qualitative: reproduced <op> value
         scales: [ci, quick, paper]       # scales at which the claim applies (default: all)
         requires: gpu                    # optional: the table comes only from a GPU run
+        blocked: reason                  # optional: cannot be reproduced (always NOT RUN with this reason)
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Ve
                        kind=claim["kind"], paper=claim["paper"], reproduced=reproduced,
                        tolerance=_tolerance_text(claim), status=status, reason=reason)
 
+    if claim.get("blocked"):
+        return verdict("NOT RUN", reason=str(claim["blocked"]))
     scales = tuple(claim.get("scales", _ALL_SCALES))
     if scale not in scales:
         return verdict("NOT RUN", reason=f"applies at scale {', '.join(scales)}; this run is at scale {scale}")

@@ -1,0 +1,110 @@
+"""Training-free references (paper section 3.6, spec 4.9): fitted on each fold's normal training graphs.
+
+- size only: Ledoit-Wolf Mahalanobis on (log n, log(m+1), density);
+- graphlet count + LW / + IF: log(1+n), log(1+m) and log(1+count) of the connected 3-5-node graphlets
+  (3-4 nodes in closed form on the social sets);
+- WL histogram + IF: normalised WL subtree kernel (3 iterations) against at most 1000 training graphs;
+- edge-label pair + LW: log(1+count) of each unordered pair of node labels joined by an edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from sklearn.covariance import LedoitWolf
+from sklearn.ensemble import IsolationForest
+
+from graphaudit.common.seeds import stable_seed
+from graphaudit.data.graphset import GraphSet
+from graphaudit.glad.grakel_io import to_grakel
+from graphaudit.glad.protocol import Fold
+from graphaudit.stats.metrics import detection_metrics
+
+Scorer = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
+
+
+def graph_sizes(graphs: GraphSet) -> tuple[np.ndarray, np.ndarray]:
+    """(n, m): nodes including isolated ones, undirected edges without loops or duplicates."""
+    return np.diff(graphs.node_ptr).astype(float), np.diff(graphs.edge_ptr).astype(float)
+
+
+def size_features(graphs: GraphSet) -> np.ndarray:
+    """[log n, log(m+1), density] per graph; density = 2m / (n(n-1)), 0 when n < 2."""
+    n, m = graph_sizes(graphs)
+    pairs = n * (n - 1) / 2
+    density = np.divide(m, pairs, out=np.zeros_like(m), where=pairs > 0)
+    return np.column_stack([np.log(np.maximum(n, 1)), np.log(m + 1), density])
+
+
+def graphlet_features(graphs: GraphSet, counts: np.ndarray) -> np.ndarray:
+    """[log(1+n), log(1+m), log(1+c_1), ...] per graph."""
+    n, m = graph_sizes(graphs)
+    return np.column_stack([np.log1p(n), np.log1p(m), np.log1p(counts)])
+
+
+def edge_label_pair_features(graphs: GraphSet, colours: np.ndarray) -> np.ndarray:
+    """log(1+count) per graph of every unordered node-label pair joined by an edge (pairs seen anywhere)."""
+    u, v = colours[graphs.edges[:, 0]], colours[graphs.edges[:, 1]]
+    pair = np.column_stack([np.minimum(u, v), np.maximum(u, v)])
+    _, pair_id = np.unique(pair, axis=0, return_inverse=True)
+    owner = np.repeat(np.arange(graphs.num_graphs), np.diff(graphs.edge_ptr))
+    counts = np.zeros((graphs.num_graphs, int(pair_id.max()) + 1 if len(pair_id) else 1))
+    np.add.at(counts, (owner, pair_id.ravel()), 1.0)
+    return np.log1p(counts)
+
+
+def lw_scores(train: np.ndarray, test: np.ndarray, seed: int) -> np.ndarray:
+    """Squared Mahalanobis distance under a Ledoit-Wolf covariance fitted on the training rows."""
+    del seed  # deterministic
+    return LedoitWolf().fit(train).mahalanobis(test)
+
+
+def isolation_forest_scores(train: np.ndarray, test: np.ndarray, seed: int, n_estimators: int = 200,
+                            max_samples: float = 0.5) -> np.ndarray:
+    """-decision_function of an isolation forest fitted on the training rows (higher = more anomalous)."""
+    forest = IsolationForest(n_estimators=n_estimators, max_samples=max_samples, random_state=seed % 2**32)
+    return -forest.fit(train).decision_function(test)
+
+
+def wl_kernel_features(graphs: GraphSet, colours: np.ndarray, train_ids: list[int], test_ids: list[int],
+                       iterations: int, max_train: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the normalised WL subtree kernel against at most ``max_train`` training graphs."""
+    from grakel.kernels import VertexHistogram, WeisfeilerLehman
+
+    train = np.asarray(train_ids)
+    if len(train) > max_train:
+        train = np.sort(np.random.default_rng(seed).choice(train, size=max_train, replace=False))
+    kernel = WeisfeilerLehman(n_iter=iterations, base_graph_kernel=VertexHistogram, normalize=True)
+    k_train = kernel.fit_transform(to_grakel(graphs, colours, train))
+    k_test = kernel.transform(to_grakel(graphs, colours, test_ids))
+    return k_train, k_test
+
+
+def score_folds(method: str, dataset: str, folds: list[Fold], features: np.ndarray, scorer: Scorer,
+                fit_on: str) -> list[dict[str, object]]:
+    """Fit ``scorer`` per fold on the training normals' rows, score the test rows, one metrics row a fold."""
+    rows = []
+    for fold in folds:
+        train = getattr(fold, fit_on)
+        scores = scorer(features[train], features[fold.test], stable_seed("glad", dataset, method, fold.fold))
+        rows.append(reference_row(method, dataset, fold, scores))
+    return rows
+
+
+def reference_row(method: str, dataset: str, fold: Fold, scores: np.ndarray) -> dict[str, object]:
+    return {"method": method, "setting": "default", "fit": "train", "dataset": dataset, "fold": fold.fold,
+            **detection_metrics(np.asarray(fold.test_labels), scores)}
+
+
+def wl_histogram_rows(dataset: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], fit_on: str,
+                      iterations: int, max_train: int, forest: dict[str, object]) -> list[dict[str, object]]:
+    """WL histogram + IF per fold."""
+    rows = []
+    for fold in folds:
+        seed = stable_seed("glad", dataset, "wl_histogram_if", fold.fold)
+        k_train, k_test = wl_kernel_features(graphs, colours, getattr(fold, fit_on), fold.test, iterations,
+                                             max_train, seed)
+        scores = isolation_forest_scores(k_train, k_test, seed, **forest)
+        rows.append(reference_row("WL histogram + IF", dataset, fold, scores))
+    return rows

@@ -1,0 +1,1 @@
+"""Structural graph statistics over a GraphSet: graphlet counts and Weisfeiler-Lehman signatures."""

@@ -1,0 +1,1 @@
+"""Metrics, bootstraps, rank tests and ratings shared by the studies."""
