@@ -284,7 +284,7 @@ def _node_statistics(indptr: np.ndarray, neighbours: np.ndarray, lo: int, hi: in
 
 
 def _chunks(cost: np.ndarray, budget: int) -> list[tuple[int, int]]:
-    """Consecutive graph ranges of summed ``cost`` near ``budget`` (at most twice it, or one graph)."""
+    """Consecutive graph ranges of summed ``cost`` at most ``budget`` plus the cost of one graph."""
     running = np.cumsum(cost)
     if not len(running):
         return []
