@@ -108,3 +108,11 @@ def test_kernel_tables_without_grid_or_datasets():
     table = tables.kernel_table(kernels, ["MUTAG"])
     assert list(table["setting"]) == ["default"]  # no grid searched: no tuned row
     assert tables.kernel_gaps(kernels, ["AIDS"]).empty
+
+
+def test_kernel_long_table_names_the_setting_first():
+    rows = pd.DataFrame([{"method": "WL-IF", "fit": "train", "dataset": "A", "fold": 0, "config": "c",
+                          "is_default": flag, "auroc": 1.0, "auprc": 2.0, "fpr95": 3.0} for flag in (True, False)])
+    table = tables.kernel_long_table(rows)
+    assert list(table.columns[:8]) == ["method", "setting", "fit", "dataset", "fold", "auroc", "auprc", "fpr95"]
+    assert list(table["setting"]) == ["default", "grid"]

@@ -19,6 +19,16 @@ def chance_sd(folds: list[Fold]) -> float:
     return float(np.sqrt(np.sum(variances)) / len(folds) * 100.0)
 
 
+LONG_COLUMNS = ["method", "setting", "fit", "dataset", "fold", "auroc", "auprc", "fpr95"]
+
+
+def kernel_long_table(kernels: pd.DataFrame) -> pd.DataFrame:
+    """Per-fold kernel rows in the references' column order; ``setting`` is default or grid (the other
+    configurations of the search), followed by the configuration and diagnostics."""
+    frame = kernels.assign(setting=np.where(kernels["is_default"], "default", "grid"))
+    return frame[LONG_COLUMNS + [c for c in frame.columns if c not in LONG_COLUMNS]]
+
+
 def kernel_settings(kernels: pd.DataFrame) -> pd.DataFrame:
     """Fold-mean AUROC per (method, fit, dataset) at the default and, where a grid was searched, at the tuned
     (best mean test AUROC) configuration."""

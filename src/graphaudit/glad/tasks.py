@@ -129,7 +129,8 @@ def build_tables(ctx: RuleContext) -> None:
     refs = _concat(ctx.input_list("references"))
     write_table(refs, out["references"], title="Training-free references per fold")
     kernel_rows = _concat(ctx.input_list("kernels"))
-    write_table(kernel_rows, out["kernels"], title="Kernel baselines per fold and configuration")
+    write_table(tables.kernel_long_table(kernel_rows), out["kernels"],
+                title="Kernel baselines per fold and configuration")
     write_table(tables.kernel_table(kernel_rows, list(UB9)), out["table19"], title="Table 19: kernel baselines, UB9")
     write_table(tables.kernel_table(kernel_rows, list(SECONDARY)), out["table20"],
                 title="Table 20: kernel baselines, secondary datasets")
