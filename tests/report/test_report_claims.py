@@ -28,7 +28,8 @@ def root(tmp_path: Path) -> Path:
 
 def claim(**changes: Any) -> dict[str, Any]:
     base = {"id": "aids_gin", "description": "GIN AUC on AIDS", "paper": 0.80, "kind": "statistical",
-            "tolerance": 0.05, "source": {"table": TABLE, "column": "auc", "where": {"dataset": "AIDS", "model": "GIN"}}}
+            "tolerance": 0.05,
+            "source": {"table": TABLE, "column": "auc", "where": {"dataset": "AIDS", "model": "GIN"}}}
     base.update(changes)
     return base
 

@@ -1,4 +1,4 @@
-"""Kernel baselines (paper section 3.5, spec 4.10): WL subtree and propagation kernels (GraKeL, normalised)
+"""Kernel baselines (paper section 3.5, spec 4.10): WL subtree and propagation kernels (as GraKeL, normalised)
 scored by an isolation forest or a one-class SVM, fitted on the training normals (train-fit, ranked) or
 on the unlabelled test set (test-fit, UB-GOLD's path), at UB-GOLD's defaults and over its declared grid
 (tuned: best mean test AUROC over the folds, an upper bound). Also the released-pairing diagnostic."""
@@ -19,6 +19,7 @@ from graphaudit.common.seeds import rng_for, stable_seed
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad.grakel_io import to_grakel
 from graphaudit.glad.protocol import Fold
+from graphaudit.graphs.wl import wl_histograms, wl_subtree_kernel
 from graphaudit.stats.metrics import auroc, detection_metrics
 
 log = logging.getLogger(__name__)
@@ -46,21 +47,42 @@ def search_space(scorer: str, grid: dict[str, list]) -> list[KernelConfig]:
             for w, t, r in itertools.product(grid["wl_iter"], grid["n_estimators"], grid["sample_ratio"])]
 
 
-def kernel_matrices(kernel: str, graphs: GraphSet, colours: np.ndarray, fit_ids: list[int], score_ids: list[int],
-                    wl_iter: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(K_fit, K_score): the normalised kernel on the fitted graphs and between scored and fitted graphs."""
-    from grakel.kernels import Propagation, VertexHistogram, WeisfeilerLehman
+class KernelMatrices:
+    """Normalised kernel matrices of one dataset between any two subsets of its graphs.
 
-    if kernel == "WL":
-        model = WeisfeilerLehman(n_iter=wl_iter, base_graph_kernel=VertexHistogram, normalize=True)
-    elif kernel == "PK":
+    WL: GraKeL's ``WeisfeilerLehman(n_iter, VertexHistogram, normalize=True)``, computed exactly from WL
+    colour histograms refined once over the whole set (a colour means the same in every subset).
+    PK: GraKeL's ``Propagation(t_max, w=1, normalize=True)``; with one constant node label every node keeps
+    the same label distribution, so the normalised kernel is all ones and is returned without GraKeL.
+    """
+
+    def __init__(self, kernel: str, graphs: GraphSet, colours: np.ndarray, max_iter: int) -> None:
+        if kernel not in ("WL", "PK"):
+            raise ValueError(f"unknown kernel {kernel!r}; use WL or PK")
+        self.kernel, self.graphs, self.colours = kernel, graphs, colours
+        self.constant = len(np.unique(colours)) <= 1
+        self.histograms = wl_histograms(graphs, colours, max_iter + 1) if kernel == "WL" else []
+
+    def between(self, fit_ids: list[int], score_ids: list[int], wl_iter: int,
+                seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """(K_fit, K_score): the kernel on the fitted graphs and between the scored and fitted graphs."""
+        fit, score = np.asarray(fit_ids), np.asarray(score_ids)
+        if self.kernel == "WL":
+            used = self.histograms[: wl_iter + 1]
+            return wl_subtree_kernel(used, fit, fit), wl_subtree_kernel(used, score, fit)
+        if self.constant:
+            return np.ones((len(fit), len(fit))), np.ones((len(score), len(fit)))
+        return self._propagation(fit, score, wl_iter, seed)
+
+    def _propagation(self, fit: np.ndarray, score: np.ndarray, wl_iter: int,
+                     seed: int) -> tuple[np.ndarray, np.ndarray]:
+        from grakel.kernels import Propagation
+
         model = Propagation(t_max=wl_iter, w=1, normalize=True, random_state=seed % 2**32)
-    else:
-        raise ValueError(f"unknown kernel {kernel!r}; use WL or PK")
-    k_fit = np.nan_to_num(model.fit_transform(to_grakel(graphs, colours, fit_ids)))
-    if list(score_ids) == list(fit_ids):
-        return k_fit, k_fit
-    return k_fit, np.nan_to_num(model.transform(to_grakel(graphs, colours, score_ids)))
+        k_fit = np.nan_to_num(model.fit_transform(to_grakel(self.graphs, self.colours, fit)))
+        if np.array_equal(fit, score):
+            return k_fit, k_fit
+        return k_fit, np.nan_to_num(model.transform(to_grakel(self.graphs, self.colours, score)))
 
 
 def scorer_scores(scorer: str, k_fit: np.ndarray, k_score: np.ndarray, config: KernelConfig,
@@ -76,12 +98,12 @@ def scorer_scores(scorer: str, k_fit: np.ndarray, k_score: np.ndarray, config: K
     raise ValueError(f"unknown scorer {scorer!r}; use IF or OCSVM")
 
 
-def fold_kernels(kernel: str, fit: str, graphs: GraphSet, colours: np.ndarray, fold: Fold, fit_on: str,
-                 wl_iter: int, dataset: str) -> tuple[np.ndarray, np.ndarray]:
+def fold_kernels(matrices: KernelMatrices, fit: str, fold: Fold, fit_on: str, wl_iter: int,
+                 dataset: str) -> tuple[np.ndarray, np.ndarray]:
     """Kernel matrices of one fold: train-fit (training normals vs test) or test-fit (test vs test)."""
-    seed = stable_seed("glad", dataset, kernel, fit, fold.fold, wl_iter)
+    seed = stable_seed("glad", dataset, matrices.kernel, fit, fold.fold, wl_iter)
     fit_ids = getattr(fold, fit_on) if fit == "train" else fold.test
-    return kernel_matrices(kernel, graphs, colours, fit_ids, fold.test, wl_iter, seed)
+    return matrices.between(fit_ids, fold.test, wl_iter, seed)
 
 
 def kernel_rows(dataset: str, kernel: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold],
@@ -91,10 +113,11 @@ def kernel_rows(dataset: str, kernel: str, graphs: GraphSet, colours: np.ndarray
                settings["scorers"]}
     default = KernelConfig(**settings["default"])
     iterations = sorted({default.wl_iter} | {c.wl_iter for cs in configs.values() for c in cs})
+    matrices = KernelMatrices(kernel, graphs, colours, max(iterations))
     progress = Progress(f"{dataset} {kernel} kernels", total=len(settings["fits"]) * len(folds) * len(iterations),
                         logger=log, unit="matrices")
     for fit, fold, wl_iter in itertools.product(settings["fits"], folds, iterations):
-        k_fit, k_score = fold_kernels(kernel, fit, graphs, colours, fold, settings["fit_on"], wl_iter, dataset)
+        k_fit, k_score = fold_kernels(matrices, fit, fold, settings["fit_on"], wl_iter, dataset)
         constant = bool(np.ptp(k_score) == 0 and np.ptp(k_fit) == 0)
         for scorer in settings["scorers"]:
             wanted = [c for c in configs[scorer] if c.wl_iter == wl_iter]
@@ -116,9 +139,10 @@ def released_pairing_rows(dataset: str, graphs: GraphSet, colours: np.ndarray, f
     """UB-GOLD's unchanged WL-IF pipeline (test-fit, defaults): AUROC with the labels of a second shuffled
     pass (the released pairing) and with aligned labels, and the share of label positions that differ."""
     config = KernelConfig(**default)
+    matrices = KernelMatrices("WL", graphs, colours, config.wl_iter)
     rows = []
     for fold in folds:
-        k_fit, k_score = fold_kernels("WL", "test", graphs, colours, fold, "test", config.wl_iter, dataset)
+        k_fit, k_score = fold_kernels(matrices, "test", fold, "test", config.wl_iter, dataset)
         seed = stable_seed("glad", dataset, "WL", "IF", "test", fold.fold, config.label("IF"))
         scores, _ = scorer_scores("IF", k_fit, k_score, config, seed)
         labels = np.asarray(fold.test_labels)

@@ -17,8 +17,8 @@ from sklearn.ensemble import IsolationForest
 
 from graphaudit.common.seeds import stable_seed
 from graphaudit.data.graphset import GraphSet
-from graphaudit.glad.grakel_io import to_grakel
 from graphaudit.glad.protocol import Fold
+from graphaudit.graphs.wl import wl_histograms, wl_subtree_kernel
 from graphaudit.stats.metrics import detection_metrics
 
 Scorer = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
@@ -67,18 +67,13 @@ def isolation_forest_scores(train: np.ndarray, test: np.ndarray, seed: int, n_es
     return -forest.fit(train).decision_function(test)
 
 
-def wl_kernel_features(graphs: GraphSet, colours: np.ndarray, train_ids: list[int], test_ids: list[int],
-                       iterations: int, max_train: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def wl_kernel_features(histograms: list, train_ids: list[int], test_ids: list[int], max_train: int,
+                       seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Rows of the normalised WL subtree kernel against at most ``max_train`` training graphs."""
-    from grakel.kernels import VertexHistogram, WeisfeilerLehman
-
     train = np.asarray(train_ids)
     if len(train) > max_train:
         train = np.sort(np.random.default_rng(seed).choice(train, size=max_train, replace=False))
-    kernel = WeisfeilerLehman(n_iter=iterations, base_graph_kernel=VertexHistogram, normalize=True)
-    k_train = kernel.fit_transform(to_grakel(graphs, colours, train))
-    k_test = kernel.transform(to_grakel(graphs, colours, test_ids))
-    return k_train, k_test
+    return wl_subtree_kernel(histograms, train, train), wl_subtree_kernel(histograms, np.asarray(test_ids), train)
 
 
 def score_folds(method: str, dataset: str, folds: list[Fold], features: np.ndarray, scorer: Scorer,
@@ -99,12 +94,12 @@ def reference_row(method: str, dataset: str, fold: Fold, scores: np.ndarray) -> 
 
 def wl_histogram_rows(dataset: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], fit_on: str,
                       iterations: int, max_train: int, forest: dict[str, object]) -> list[dict[str, object]]:
-    """WL histogram + IF per fold."""
+    """WL histogram + IF per fold (GraKeL's normalised WL subtree kernel with ``iterations`` iterations)."""
+    histograms = wl_histograms(graphs, colours, iterations + 1)
     rows = []
     for fold in folds:
         seed = stable_seed("glad", dataset, "wl_histogram_if", fold.fold)
-        k_train, k_test = wl_kernel_features(graphs, colours, getattr(fold, fit_on), fold.test, iterations,
-                                             max_train, seed)
+        k_train, k_test = wl_kernel_features(histograms, getattr(fold, fit_on), fold.test, max_train, seed)
         scores = isolation_forest_scores(k_train, k_test, seed, **forest)
         rows.append(reference_row("WL histogram + IF", dataset, fold, scores))
     return rows

@@ -1,0 +1,1 @@
+"""Frequent subgraph mining (gSpan) over labelled graph databases."""
