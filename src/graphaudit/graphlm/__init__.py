@@ -1,0 +1,1 @@
+"""The graphlm study: graph language models vs memorization (paper 003)."""

@@ -1,0 +1,58 @@
+"""graphlm corpus: Table 9/10 statistics on hand cases, component handling, seeded generators, parsing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphaudit.data.graphset import from_edge_list
+from graphaudit.graphlm.corpus import (bootstrap_sample, dataset_statistics, random_label_graphs, read_sequences,
+                                       serialization_statistics, training_corpus)
+from graphaudit.graphs.dfscode import dfs_text
+
+
+def toy():
+    # graph 0: path a-b-c (labels 1, 2, 1) plus an isolated node (label 3); graph 1: one edge (labels 1, 1)
+    edges = np.array([[0, 1], [1, 2], [4, 5]])
+    return from_edge_list("toy", np.array([0, 0, 0, 0, 1, 1]), edges, node_labels=np.array([1, 2, 1, 3, 1, 1]),
+                          edge_labels=np.array([0, 0, 1]), graph_labels=np.array([0, 1]))
+
+
+def test_dataset_statistics_are_per_graph_means():
+    stats = dataset_statistics(toy())
+    assert stats["graphs"] == 2 and stats["max_nodes"] == 4
+    assert stats["avg_nodes"] == 3.0 and stats["avg_edges"] == 1.5
+    assert stats["avg_degree"] == pytest.approx((2 * 2 / 4 + 2 * 1 / 2) / 2)
+    assert stats["density"] == pytest.approx((4 / 12 + 2 / 2) / 2)
+
+
+def test_first_component_drops_the_isolated_node():
+    first = training_corpus(toy(), "first")
+    every = training_corpus(toy(), "all")
+    assert [g.num_nodes for g in first] == [3, 2] and [g.num_nodes for g in every] == [4, 2]
+    with pytest.raises(ValueError, match="components"):
+        training_corpus(toy(), "some")
+
+
+def test_serialization_statistics_count_tuples_and_actions():
+    stats = serialization_statistics(training_corpus(toy(), "first"))
+    assert stats["dfs_mean_len"] == 1.5 and stats["dfs_max_len"] == 2  # one token per edge
+    # DGMG: 2|V| + 2|E| + 1 actions plus BOS/EOS -> (6 + 4 + 3, 4 + 2 + 3)
+    assert stats["dgmg_max_len"] == 13 and stats["dgmg_mean_len"] == 11.0
+
+
+def test_generators_are_seeded_and_match_sizes():
+    corpus = training_corpus(toy(), "first")
+    a = bootstrap_sample(corpus, 5, np.random.default_rng(3))
+    b = bootstrap_sample(corpus, 5, np.random.default_rng(3))
+    assert [dfs_text(g) for g in a] == [dfs_text(g) for g in b] and len(a) == 5
+    random = random_label_graphs(corpus, 20, np.random.default_rng(0))
+    sizes = {(g.num_nodes, g.num_edges) for g in corpus}
+    assert all((g.num_nodes, g.num_edges) in sizes for g in random)
+    assert {lab for g in random for lab in g.node_labels} <= {1, 2}
+
+
+def test_read_sequences_counts_invalid_lines():
+    corpus = training_corpus(toy(), "first")
+    graphs, invalid = read_sequences([dfs_text(corpus[0]), "(0,1,x", dfs_text(corpus[1])])
+    assert invalid == 1 and [dfs_text(g) for g in graphs] == [dfs_text(g) for g in corpus]

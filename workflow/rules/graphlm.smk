@@ -1,0 +1,138 @@
+# graphlm study (paper 003), part 1: serialization, gSpan mining, bootstrap calibration, generated-set evaluator.
+
+GRAPHLM = config["graphlm"]
+GRAPHLM_DATASETS = list(GRAPHLM["datasets"])
+GRAPHLM_REPLICATES = list(range(GRAPHLM["bootstrap"]["replicates"]))
+GRAPHLM_GENERATORS = list(GRAPHLM["generators"])
+
+
+rule graphlm_corpus:
+    input:
+        graphset="data/processed/{dataset}.npz",
+    output:
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+        stats="results/graphlm/{dataset}/stats.json",
+    params:
+        entry="graphaudit.graphlm.tasks:build_corpus",
+        components=GRAPHLM["components"],
+    log:
+        "logs/graphlm/corpus_{dataset}.log",
+    script:
+        RUN
+
+
+rule graphlm_mine_training:
+    input:
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+    output:
+        patterns="results/graphlm/{dataset}/patterns.json",
+    params:
+        entry="graphaudit.graphlm.tasks:mine_training",
+        gspan=GRAPHLM["gspan"],
+    log:
+        "logs/graphlm/mine_{dataset}.log",
+    benchmark:
+        "benchmarks/graphlm/mine_{dataset}.tsv"
+    resources:
+        mem_mb=16000,
+        runtime=240,
+    script:
+        RUN
+
+
+rule graphlm_bootstrap:
+    input:
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+        patterns="results/graphlm/{dataset}/patterns.json",
+    output:
+        metrics="results/graphlm/{dataset}/bootstrap/r{replicate}.json",
+    params:
+        entry="graphaudit.graphlm.tasks:bootstrap_replicate",
+        gspan=GRAPHLM["gspan"],
+        n_gen=GRAPHLM["n_gen"],
+    log:
+        "logs/graphlm/bootstrap_{dataset}_r{replicate}.log",
+    resources:
+        mem_mb=16000,
+        runtime=240,
+    script:
+        RUN
+
+
+rule graphlm_generate:
+    input:
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+    output:
+        sequences="results/graphlm/{dataset}/generated/{generator}.dfs.txt",
+    wildcard_constraints:
+        generator="bootstrap|random_labels",
+    params:
+        entry="graphaudit.graphlm.tasks:generate",
+        n_gen=GRAPHLM["n_gen"],
+    log:
+        "logs/graphlm/generate_{dataset}_{generator}.log",
+    script:
+        RUN
+
+
+rule graphlm_evaluate:
+    input:
+        generated="results/graphlm/{dataset}/generated/{generator}.dfs.txt",
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+        patterns="results/graphlm/{dataset}/patterns.json",
+        bootstrap=expand("results/graphlm/{{dataset}}/bootstrap/r{replicate}.json", replicate=GRAPHLM_REPLICATES),
+    output:
+        metrics="results/graphlm/{dataset}/evaluation/{generator}.json",
+    params:
+        entry="graphaudit.graphlm.tasks:evaluate",
+        gspan=GRAPHLM["gspan"],
+    log:
+        "logs/graphlm/evaluate_{dataset}_{generator}.log",
+    script:
+        RUN
+
+
+rule graphlm_tables:
+    input:
+        stats=expand("results/graphlm/{dataset}/stats.json", dataset=GRAPHLM_DATASETS),
+        patterns=expand("results/graphlm/{dataset}/patterns.json", dataset=GRAPHLM_DATASETS),
+        bootstrap=expand("results/graphlm/{dataset}/bootstrap/r{replicate}.json", dataset=GRAPHLM_DATASETS,
+                         replicate=GRAPHLM_REPLICATES),
+        evaluations=expand("results/graphlm/{dataset}/evaluation/{generator}.json", dataset=GRAPHLM_DATASETS,
+                           generator=GRAPHLM_GENERATORS),
+    output:
+        datasets="results/graphlm/tables/datasets.csv",
+        serialization="results/graphlm/tables/serialization.csv",
+        patterns="results/graphlm/tables/patterns.csv",
+        bootstrap="results/graphlm/tables/bootstrap.csv",
+        evaluation="results/graphlm/tables/evaluation.csv",
+        strata="results/graphlm/tables/strata.csv",
+    params:
+        entry="graphaudit.graphlm.tasks:build_tables",
+    log:
+        "logs/graphlm/tables.log",
+    script:
+        RUN
+
+
+rule graphlm_mining:
+    input:
+        rules.graphlm_tables.output,
+
+
+rule table9_graphlm:
+    input:
+        rules.graphlm_tables.output.datasets,
+
+
+rule table10_graphlm:
+    input:
+        rules.graphlm_tables.output.serialization,
+
+
+rule graphlm:
+    input:
+        rules.graphlm_tables.output,
+
+
+STUDY_TARGETS["graphlm"] = list(rules.graphlm.input)
