@@ -107,6 +107,7 @@ rule graphlm_tables:
         bootstrap="results/graphlm/tables/bootstrap.csv",
         evaluation="results/graphlm/tables/evaluation.csv",
         strata="results/graphlm/tables/strata.csv",
+        fig1="results/graphlm/figures/fig1.png",
     params:
         entry="graphaudit.graphlm.tasks:build_tables",
     log:
@@ -128,6 +129,11 @@ rule table9_graphlm:
 rule table10_graphlm:
     input:
         rules.graphlm_tables.output.serialization,
+
+
+rule fig1_graphlm:
+    input:
+        rules.graphlm_tables.output.fig1,
 
 
 rule graphlm:

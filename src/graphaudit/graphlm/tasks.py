@@ -14,6 +14,7 @@ from graphaudit.common.seeds import rng_for
 from graphaudit.data.graphset import GraphSet
 from graphaudit.graphlm import corpus as corpus_lib
 from graphaudit.graphlm import metrics
+from graphaudit.graphlm.figures import figure1
 from graphaudit.graphs.dfscode import LabeledGraph, dfs_text
 from graphaudit.mining.gspan import mine
 from graphaudit.report.tables import write_table
@@ -117,8 +118,10 @@ def build_tables(ctx: RuleContext) -> None:
     write_table(_bootstrap_table(ctx.input_list("bootstrap")), ctx.output["bootstrap"],
                 title="Graph-level bootstrap reference")
     evaluations = [_read_json(p) for p in ctx.input_list("evaluations")]
-    write_table(pd.DataFrame([_evaluation_row(e) for e in evaluations]), ctx.output["evaluation"],
+    evaluation = pd.DataFrame([_evaluation_row(e) for e in evaluations])
+    write_table(evaluation, ctx.output["evaluation"],
                 title="Generated sets: memorization, pattern metrics and calibration")
+    figure1(evaluation, pd.read_csv(ctx.output["bootstrap"]), ctx.output["fig1"])
     write_table(pd.DataFrame([row for e in evaluations for row in _strata_rows(e)]), ctx.output["strata"],
                 title="Frequency strata of the generated sets")
 
