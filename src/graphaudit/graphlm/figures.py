@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pandas as pd
 
-from graphaudit.common.atomic import atomic_path
+from graphaudit.report.figures import pyplot, save_figure
 
 PANELS = (("rho", "rho_mean", "rho_sd", "Spearman rho"), ("jsd", "jsd_mean", None, "JSD"),
           ("missing", "missing_mass_mean", None, "missing mass"))
@@ -16,14 +15,9 @@ PANELS = (("rho", "rho_mean", "rho_sd", "Spearman rho"), ("jsd", "jsd_mean", Non
 def figure1(evaluation: pd.DataFrame, bootstrap: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     """Bars per dataset and generator, the bootstrap mean as a line with a +-1.96 sd band for rho.
 
-    Writes ``png`` and an SVG twin; deterministic (no timestamps in the files).
+    Writes ``png`` and an SVG twin.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    matplotlib.rcParams["svg.hashsalt"] = "graphaudit"  # SVG element ids otherwise come from uuid4
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     datasets = list(bootstrap["dataset"])
     generators = sorted(evaluation["generator"].unique())
     width = 0.8 / max(len(generators), 1)
@@ -43,7 +37,4 @@ def figure1(evaluation: pd.DataFrame, bootstrap: pd.DataFrame, png: str | os.Pat
         axis.set_title(label)
     axes[0].legend(fontsize="small")
     figure.tight_layout()
-    for path, fmt in ((Path(png), "png"), (Path(png).with_suffix(".svg"), "svg")):
-        with atomic_path(path) as tmp:
-            figure.savefig(tmp, format=fmt, metadata={"Date": None} if fmt == "svg" else {"Software": None})
-    plt.close(figure)
+    save_figure(figure, png)
