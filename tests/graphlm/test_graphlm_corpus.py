@@ -35,10 +35,10 @@ def test_first_component_drops_the_isolated_node():
 
 
 def test_serialization_statistics_count_tuples_and_actions():
-    stats = serialization_statistics(training_corpus(toy(), "first"))
-    assert stats["dfs_mean_len"] == 1.5 and stats["dfs_max_len"] == 2  # one token per edge
-    # DGMG: 2|V| + 2|E| + 1 actions plus BOS/EOS -> (6 + 4 + 3, 4 + 2 + 3)
-    assert stats["dgmg_max_len"] == 13 and stats["dgmg_mean_len"] == 11.0
+    stats = serialization_statistics(training_corpus(toy(), "first"), training_corpus(toy(), "all"))
+    assert stats["dfs_mean_len"] == 1.5 and stats["dfs_max_len"] == 2  # one token per edge of the component
+    # DGMG over whole graphs: 2|V| + 2|E| + 1 actions plus BOS/EOS -> (8 + 4 + 3, 4 + 2 + 3)
+    assert stats["dgmg_max_len"] == 15 and stats["dgmg_mean_len"] == 12.0
 
 
 def test_generators_are_seeded_and_match_sizes():

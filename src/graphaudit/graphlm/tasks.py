@@ -46,8 +46,10 @@ def build_corpus(ctx: RuleContext) -> None:
     graphs = GraphSet.load(ctx.input["graphset"])
     corpus = corpus_lib.training_corpus(graphs, ctx.params["components"])
     _write_sequences(ctx.output["sequences"], corpus)
+    whole = corpus_lib.training_corpus(graphs, "all")
     stats = {"dataset": ctx.wildcards["dataset"], **corpus_lib.dataset_statistics(graphs),
-             "unique_codes": len({dfs_text(g) for g in corpus}), **corpus_lib.serialization_statistics(corpus)}
+             "unique_codes": len({dfs_text(g) for g in corpus}),
+             **corpus_lib.serialization_statistics(corpus, whole)}
     write_json(ctx.output["stats"], stats)
 
 
