@@ -49,3 +49,13 @@ def test_propagation_on_constant_labels_is_all_ones_as_in_grakel(mutag):
         theirs_score = model.transform(to_grakel(mutag, colours, score))
     np.testing.assert_allclose(ours_fit, theirs_fit, atol=1e-12)
     np.testing.assert_allclose(ours_score, theirs_score, atol=1e-12)
+
+
+def test_constant_shortcut_is_not_used_when_a_node_is_isolated():
+    from graphaudit.data.graphset import from_edge_list
+
+    graphs = from_edge_list("iso", np.array([0, 0, 0, 1, 1]), np.array([[0, 1], [3, 4]]))
+    colours = np.ones(graphs.num_nodes, dtype=int)
+    assert not KernelMatrices("PK", graphs, colours, 2).constant  # node 2 is isolated
+    connected = from_edge_list("con", np.array([0, 0, 1, 1]), np.array([[0, 1], [2, 3]]))
+    assert KernelMatrices("PK", connected, np.ones(4, dtype=int), 2).constant

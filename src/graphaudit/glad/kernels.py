@@ -52,15 +52,17 @@ class KernelMatrices:
 
     WL: GraKeL's ``WeisfeilerLehman(n_iter, VertexHistogram, normalize=True)``, computed exactly from WL
     colour histograms refined once over the whole set (a colour means the same in every subset).
-    PK: GraKeL's ``Propagation(t_max, w=1, normalize=True)``; with one constant node label every node keeps
-    the same label distribution, so the normalised kernel is all ones and is returned without GraKeL.
+    PK: GraKeL's ``Propagation(t_max, w=1, normalize=True)``. With one constant node label and no isolated
+    node every node keeps the same label distribution, so the normalised kernel is all ones and is returned
+    without GraKeL; GraKeL treats isolated nodes apart (REDDIT-BINARY has 21), so those sets go through it.
     """
 
     def __init__(self, kernel: str, graphs: GraphSet, colours: np.ndarray, max_iter: int) -> None:
         if kernel not in ("WL", "PK"):
             raise ValueError(f"unknown kernel {kernel!r}; use WL or PK")
         self.kernel, self.graphs, self.colours = kernel, graphs, colours
-        self.constant = len(np.unique(colours)) <= 1
+        isolated = np.bincount(graphs.edges.ravel(), minlength=graphs.num_nodes) == 0
+        self.constant = len(np.unique(colours)) <= 1 and not isolated.any()
         self.histograms = wl_histograms(graphs, colours, max_iter + 1) if kernel == "WL" else []
 
     def between(self, fit_ids: list[int], score_ids: list[int], wl_iter: int,
