@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,7 +18,6 @@ from graphaudit.graphlm.metrics import (
 )
 
 LN2 = math.log(2.0)
-MUTAG = Path(__file__).resolve().parents[2] / "data" / "processed" / "MUTAG.npz"
 
 
 # ---- pattern_metrics -----------------------------------------------------------------------
@@ -128,13 +126,13 @@ def test_stratum_metrics_by_hand() -> None:
         stratum_metrics(train, 10, gen, 5, ["x"])
 
 
-def test_mutag_strata_sizes() -> None:
-    if not MUTAG.exists():
-        pytest.skip(f"{MUTAG} is absent (built by the data step); the 70/440/124 check needs it")
-    from graphaudit.data.graphset import GraphSet
+def test_mutag_strata_sizes(tmp_path) -> None:
+    from graphaudit.data.fetch import FetchOptions, obtain
+    from graphaudit.data.registry import get_spec
     from graphaudit.mining.gspan import graphs_from_graphset, mine
 
-    counts = mine(graphs_from_graphset(GraphSet.load(MUTAG)), sigma=0.1, upper=8)
+    mutag, _ = obtain(get_spec("MUTAG"), tmp_path, FetchOptions(mirror=None, allow_download=False))
+    counts = mine(graphs_from_graphset(mutag), sigma=0.1, upper=8)
     assert len(counts) == 634
     strata = frequency_strata(counts)
     assert [len(strata[s]) for s in ("Head", "Torso", "Tail")] == [70, 440, 124]
