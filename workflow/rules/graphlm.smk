@@ -92,6 +92,22 @@ rule graphlm_evaluate:
         RUN
 
 
+rule graphlm_sensitivity:
+    input:
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+        generated=expand("results/graphlm/{{dataset}}/generated/{generator}.dfs.txt", generator=GRAPHLM_GENERATORS),
+    output:
+        rows="results/graphlm/{dataset}/sensitivity.json",
+    params:
+        entry="graphaudit.graphlm.tasks:sensitivity",
+        gspan=GRAPHLM["gspan"],
+        sigma=GRAPHLM["sensitivity"]["sigma"],
+    log:
+        "logs/graphlm/sensitivity_{dataset}.log",
+    script:
+        RUN
+
+
 rule graphlm_tables:
     input:
         stats=expand("results/graphlm/{dataset}/stats.json", dataset=GRAPHLM_DATASETS),
@@ -100,6 +116,7 @@ rule graphlm_tables:
                          replicate=GRAPHLM_REPLICATES),
         evaluations=expand("results/graphlm/{dataset}/evaluation/{generator}.json", dataset=GRAPHLM_DATASETS,
                            generator=GRAPHLM_GENERATORS),
+        sensitivity=expand("results/graphlm/{dataset}/sensitivity.json", dataset=GRAPHLM["sensitivity"]["datasets"]),
     output:
         datasets="results/graphlm/tables/datasets.csv",
         serialization="results/graphlm/tables/serialization.csv",
@@ -108,6 +125,7 @@ rule graphlm_tables:
         evaluation="results/graphlm/tables/evaluation.csv",
         strata="results/graphlm/tables/strata.csv",
         fig1="results/graphlm/figures/fig1.png",
+        sensitivity="results/graphlm/tables/sensitivity.csv",
     params:
         entry="graphaudit.graphlm.tasks:build_tables",
     log:

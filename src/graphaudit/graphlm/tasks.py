@@ -103,8 +103,23 @@ def evaluate(ctx: RuleContext) -> None:
     boot_rho = [_read_json(p)["overall"]["rho"] for p in ctx.input_list("bootstrap")]
     calibration = metrics.calibrate(compared["overall"]["rho"], boot_rho)
     write_json(ctx.output["metrics"], {"dataset": ctx.wildcards["dataset"], "generator": ctx.wildcards["generator"],
-                                       "n_lines": len(lines), "n_invalid": invalid, **memorized, **compared,
-                                       "calibration": calibration})
+                                       "sigma": ctx.params["gspan"]["sigma"], "n_lines": len(lines),
+                                       "n_invalid": invalid, **memorized, **compared, "calibration": calibration})
+
+
+def sensitivity(ctx: RuleContext) -> None:
+    """Table 17 analogue: each generated set against the training set at a lower minimum support."""
+    gspan = {**ctx.params["gspan"], "sigma": ctx.params["sigma"]}
+    corpus, _ = corpus_lib.read_sequences(_lines(ctx.input["sequences"]))
+    train = _mine(corpus, gspan)
+    rows = []
+    for path in ctx.input_list("generated"):
+        generated, _ = corpus_lib.read_sequences(_lines(path))
+        overall = metrics.pattern_metrics(train, len(corpus), _mine(generated, gspan), len(generated))
+        rows.append({"dataset": ctx.wildcards["dataset"], "generator": Path(path).name.split(".")[0],
+                     "sigma": gspan["sigma"], "n_train_patterns": overall["n_train_patterns"],
+                     "rho": overall["rho"], "jsd": overall["jsd"], "missing": overall["missing_mass"]})
+    write_json(ctx.output["rows"], rows)
 
 
 def build_tables(ctx: RuleContext) -> None:
@@ -124,8 +139,22 @@ def build_tables(ctx: RuleContext) -> None:
     write_table(evaluation, ctx.output["evaluation"],
                 title="Generated sets: memorization, pattern metrics and calibration")
     figure1(evaluation, pd.read_csv(ctx.output["bootstrap"]), ctx.output["fig1"])
+    write_table(_sensitivity_table(evaluations, ctx.input_list("sensitivity")), ctx.output["sensitivity"],
+                title="Table 17 analogue: minimum-support sensitivity")
     write_table(pd.DataFrame([row for e in evaluations for row in _strata_rows(e)]), ctx.output["strata"],
                 title="Frequency strata of the generated sets")
+
+
+def _sensitivity_table(evaluations: list[dict], paths: list[str]) -> pd.DataFrame:
+    """Rows at the main support (from the evaluations) and at the lower one, for the datasets swept."""
+    low = [row for path in paths for row in json.loads(Path(path).read_text(encoding="utf-8"))]
+    swept = {row["dataset"] for row in low}
+    main = [{"dataset": e["dataset"], "generator": e["generator"], "sigma": e["sigma"],
+             "n_train_patterns": e["overall"]["n_train_patterns"], "rho": e["overall"]["rho"],
+             "jsd": e["overall"]["jsd"], "missing": e["overall"]["missing_mass"]}
+            for e in evaluations if e["dataset"] in swept]
+    return pd.DataFrame(main + low, columns=["dataset", "generator", "sigma", "n_train_patterns", "rho", "jsd",
+                                             "missing"])
 
 
 def _pattern_row(content: dict) -> dict:
