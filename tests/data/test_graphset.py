@@ -102,3 +102,13 @@ def test_canonical_edges_matches_a_set_oracle(pairs):
     for (u, v), row in zip(kept.tolist(), rows.tolist()):
         assert sorted(pairs[row]) == [u, v]
         assert row == min(i for i, p in enumerate(pairs) if sorted(p) == [u, v])
+
+
+def test_per_graph_counts_density_and_ownership():
+    graphs = two_graphs()  # a triangle and a single edge
+    assert graphs.node_counts().tolist() == [3, 2] and graphs.edge_counts().tolist() == [3, 1]
+    assert graphs.densities().tolist() == [1.0, 1.0]
+    assert graphs.graph_of_nodes().tolist() == [0, 0, 0, 1, 1]
+    assert graphs.graph_of_edges().tolist() == [0, 0, 0, 1]
+    lonely = from_edge_list("one", np.array([0, 1, 1, 1]), np.array([[1, 2]]))
+    assert lonely.densities().tolist() == [0.0, 1 / 3]  # n < 2 gives 0; 1 edge of 3 pairs

@@ -63,6 +63,28 @@ class GraphSet:
     def num_edges(self) -> int:
         return len(self.edges)
 
+    def node_counts(self) -> np.ndarray:
+        """Nodes per graph, isolated nodes included."""
+        return np.diff(self.node_ptr)
+
+    def edge_counts(self) -> np.ndarray:
+        """Edges per graph (undirected pairs once, without loops or duplicates)."""
+        return np.diff(self.edge_ptr)
+
+    def densities(self) -> np.ndarray:
+        """2m / (n(n-1)) per graph (m / (n(n-1)) for directed sets); 0 where n < 2."""
+        n, m = self.node_counts().astype(float), self.edge_counts().astype(float)
+        pairs = n * (n - 1) / (1 if self.directed else 2)
+        return np.divide(m, pairs, out=np.zeros_like(m), where=pairs > 0)
+
+    def graph_of_nodes(self) -> np.ndarray:
+        """The graph index of every node."""
+        return np.repeat(np.arange(self.num_graphs), self.node_counts())
+
+    def graph_of_edges(self) -> np.ndarray:
+        """The graph index of every edge row."""
+        return np.repeat(np.arange(self.num_graphs), self.edge_counts())
+
     def get(self, name: str) -> np.ndarray | None:
         """An optional array, or None when the set has none."""
         return self.arrays.get(name)
@@ -76,7 +98,7 @@ class GraphSet:
                 or np.any(np.diff(self.edge_ptr) < 0):
             problems.append("edge_ptr must have G+1 entries from 0 to the edge count, non-decreasing")
         if not problems and len(self.edges):
-            owner = np.repeat(np.arange(self.num_graphs), np.diff(self.edge_ptr))
+            owner = self.graph_of_edges()
             lo, hi = self.node_ptr[owner], self.node_ptr[owner + 1]
             if np.any(self.edges < lo[:, None]) or np.any(self.edges >= hi[:, None]):
                 problems.append("every edge must join two nodes of its own graph")

@@ -16,7 +16,7 @@ def audit_rows(dataset: str, graphs: GraphSet, folds: list[Fold], signatures: np
                n_train_file: int, inverted_note: str | None) -> list[Row]:
     """Every audit value of one dataset as rows (dataset, fold, check, value); fold 'all' for totals."""
     labels = mapped_labels(graphs.get("graph_labels"))
-    has_edges = np.diff(graphs.edge_ptr) > 0
+    has_edges = graphs.edge_counts() > 0
     rows = class_count_rows(dataset, labels[:n_train_file], has_edges[:n_train_file])
     rows += fold_rows(dataset, graphs, folds)
     rows += wl_duplicate_rows(dataset, labels, folds, signatures)
@@ -41,7 +41,7 @@ def class_count_rows(dataset: str, labels: np.ndarray, has_edges: np.ndarray) ->
 
 def fold_rows(dataset: str, graphs: GraphSet, folds: list[Fold]) -> list[Row]:
     """Per fold: test size, anomalies, anomaly share (%), node-count AUROC, train/test overlap; then ranges."""
-    sizes = np.diff(graphs.node_ptr)
+    sizes = graphs.node_counts()
     rows, shares, size_aurocs = [], [], []
     for fold in folds:
         test, y = np.asarray(fold.test), np.asarray(fold.test_labels)

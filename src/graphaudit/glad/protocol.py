@@ -82,7 +82,7 @@ def tox21_trials(graphs: GraphSet, n_train: int, dataset: str, trials: int = 5, 
     edgeless graphs), test on the whole testing file; ``trials`` seeds reuse the same split.
     """
     labels = graphs.get("graph_labels")
-    has_edges = np.diff(graphs.edge_ptr) > 0
+    has_edges = graphs.edge_counts() > 0
     ids = np.arange(graphs.num_graphs)
     train_normal = ids[(ids < n_train) & (labels != anomaly_label) & has_edges]
     test = ids[n_train:]

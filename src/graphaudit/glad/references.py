@@ -17,30 +17,22 @@ from sklearn.ensemble import IsolationForest
 
 from graphaudit.common.seeds import stable_seed
 from graphaudit.data.graphset import GraphSet
+from graphaudit.glad.kernels import KernelMatrices
 from graphaudit.glad.protocol import Fold
-from graphaudit.graphs.wl import wl_histograms, wl_subtree_kernel
 from graphaudit.stats.metrics import detection_metrics
 
 Scorer = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
 
 
-def graph_sizes(graphs: GraphSet) -> tuple[np.ndarray, np.ndarray]:
-    """(n, m): nodes including isolated ones, undirected edges without loops or duplicates."""
-    return np.diff(graphs.node_ptr).astype(float), np.diff(graphs.edge_ptr).astype(float)
-
-
 def size_features(graphs: GraphSet) -> np.ndarray:
     """[log n, log(m+1), density] per graph; density = 2m / (n(n-1)), 0 when n < 2."""
-    n, m = graph_sizes(graphs)
-    pairs = n * (n - 1) / 2
-    density = np.divide(m, pairs, out=np.zeros_like(m), where=pairs > 0)
-    return np.column_stack([np.log(np.maximum(n, 1)), np.log(m + 1), density])
+    n, m = graphs.node_counts(), graphs.edge_counts()
+    return np.column_stack([np.log(np.maximum(n, 1)), np.log(m + 1), graphs.densities()])
 
 
 def graphlet_features(graphs: GraphSet, counts: np.ndarray) -> np.ndarray:
     """[log(1+n), log(1+m), log(1+c_1), ...] per graph."""
-    n, m = graph_sizes(graphs)
-    return np.column_stack([np.log1p(n), np.log1p(m), np.log1p(counts)])
+    return np.column_stack([np.log1p(graphs.node_counts()), np.log1p(graphs.edge_counts()), np.log1p(counts)])
 
 
 def edge_label_pair_features(graphs: GraphSet, colours: np.ndarray) -> np.ndarray:
@@ -48,7 +40,7 @@ def edge_label_pair_features(graphs: GraphSet, colours: np.ndarray) -> np.ndarra
     u, v = colours[graphs.edges[:, 0]], colours[graphs.edges[:, 1]]
     pair = np.column_stack([np.minimum(u, v), np.maximum(u, v)])
     _, pair_id = np.unique(pair, axis=0, return_inverse=True)
-    owner = np.repeat(np.arange(graphs.num_graphs), np.diff(graphs.edge_ptr))
+    owner = graphs.graph_of_edges()
     counts = np.zeros((graphs.num_graphs, int(pair_id.max()) + 1 if len(pair_id) else 1))
     np.add.at(counts, (owner, pair_id.ravel()), 1.0)
     return np.log1p(counts)
@@ -69,13 +61,12 @@ def isolation_forest_scores(train: np.ndarray, test: np.ndarray, seed: int, n_es
     return -forest.fit(train).decision_function(test)
 
 
-def wl_kernel_features(histograms: list, train_ids: list[int], test_ids: list[int], max_train: int,
-                       seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of the normalised WL subtree kernel against at most ``max_train`` training graphs."""
+def training_subsample(train_ids: list[int], max_train: int, seed: int) -> np.ndarray:
+    """At most ``max_train`` of the training graphs (a seeded sample when there are more), sorted."""
     train = np.asarray(train_ids)
-    if len(train) > max_train:
-        train = np.sort(np.random.default_rng(seed).choice(train, size=max_train, replace=False))
-    return wl_subtree_kernel(histograms, train, train), wl_subtree_kernel(histograms, np.asarray(test_ids), train)
+    if len(train) <= max_train:
+        return train
+    return np.sort(np.random.default_rng(seed).choice(train, size=max_train, replace=False))
 
 
 def score_folds(method: str, dataset: str, folds: list[Fold], features: np.ndarray, scorer: Scorer,
@@ -96,12 +87,14 @@ def reference_row(method: str, dataset: str, fold: Fold, scores: np.ndarray) -> 
 
 def wl_histogram_rows(dataset: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], fit_on: str,
                       iterations: int, max_train: int, forest: dict[str, object]) -> list[dict[str, object]]:
-    """WL histogram + IF per fold (GraKeL's normalised WL subtree kernel with ``iterations`` iterations)."""
-    histograms = wl_histograms(graphs, colours, iterations + 1)
+    """WL histogram + IF per fold: rows of the normalised WL subtree kernel (``iterations`` iterations)
+    against at most ``max_train`` training graphs, as features of an isolation forest."""
+    matrices = KernelMatrices("WL", graphs, colours, iterations)
     rows = []
     for fold in folds:
         seed = stable_seed("glad", dataset, "wl_histogram_if", fold.fold)
-        k_train, k_test = wl_kernel_features(histograms, getattr(fold, fit_on), fold.test, max_train, seed)
+        train = training_subsample(getattr(fold, fit_on), max_train, seed)
+        k_train, k_test = matrices.between(train, fold.test, iterations, seed)
         scores = isolation_forest_scores(k_train, k_test, seed, **forest)
         rows.append(reference_row("WL histogram + IF", dataset, fold, scores))
     return rows

@@ -29,13 +29,11 @@ def training_corpus(graphs: GraphSet, components: str) -> list[LabeledGraph]:
 
 def dataset_statistics(graphs: GraphSet) -> dict[str, float]:
     """Table 9: graph count, mean / max nodes, mean edges, per-graph mean degree 2m/n and density 2m/(n(n-1))."""
-    n = np.diff(graphs.node_ptr).astype(float)
-    m = np.diff(graphs.edge_ptr).astype(float)
+    n, m = graphs.node_counts().astype(float), graphs.edge_counts().astype(float)
     degree = np.divide(2 * m, n, out=np.zeros_like(m), where=n > 0)
-    pairs = n * (n - 1)
-    density = np.divide(2 * m, pairs, out=np.zeros_like(m), where=pairs > 0)
     return {"graphs": graphs.num_graphs, "avg_nodes": float(n.mean()), "avg_edges": float(m.mean()),
-            "max_nodes": int(n.max()), "avg_degree": float(degree.mean()), "density": float(density.mean())}
+            "max_nodes": int(n.max()), "avg_degree": float(degree.mean()),
+            "density": float(graphs.densities().mean())}
 
 
 def serialization_statistics(corpus: list[LabeledGraph], whole: list[LabeledGraph]) -> dict[str, float]:

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 GENERATORS = {"bootstrap": corpus_lib.bootstrap_sample, "random_labels": corpus_lib.random_label_graphs}
 STRATA = ("head", "torso", "tail")
+SENSITIVITY_COLUMNS = ["dataset", "generator", "sigma", "n_train_patterns", "rho", "jsd", "missing"]
 
 
 def _read_json(path: str) -> dict:
@@ -116,9 +117,8 @@ def sensitivity(ctx: RuleContext) -> None:
     for path in ctx.input_list("generated"):
         generated, _ = corpus_lib.read_sequences(_lines(path))
         overall = metrics.pattern_metrics(train, len(corpus), _mine(generated, gspan), len(generated))
-        rows.append({"dataset": ctx.wildcards["dataset"], "generator": Path(path).name.split(".")[0],
-                     "sigma": gspan["sigma"], "n_train_patterns": overall["n_train_patterns"],
-                     "rho": overall["rho"], "jsd": overall["jsd"], "missing": overall["missing_mass"]})
+        rows.append(_sensitivity_row(ctx.wildcards["dataset"], Path(path).name.split(".")[0], gspan["sigma"],
+                                     overall))
     write_json(ctx.output["rows"], rows)
 
 
@@ -149,12 +149,15 @@ def _sensitivity_table(evaluations: list[dict], paths: list[str]) -> pd.DataFram
     """Rows at the main support (from the evaluations) and at the lower one, for the datasets swept."""
     low = [row for path in paths for row in json.loads(Path(path).read_text(encoding="utf-8"))]
     swept = {row["dataset"] for row in low}
-    main = [{"dataset": e["dataset"], "generator": e["generator"], "sigma": e["sigma"],
-             "n_train_patterns": e["overall"]["n_train_patterns"], "rho": e["overall"]["rho"],
-             "jsd": e["overall"]["jsd"], "missing": e["overall"]["missing_mass"]}
+    main = [_sensitivity_row(e["dataset"], e["generator"], e["sigma"], e["overall"])
             for e in evaluations if e["dataset"] in swept]
-    return pd.DataFrame(main + low, columns=["dataset", "generator", "sigma", "n_train_patterns", "rho", "jsd",
-                                             "missing"])
+    return pd.DataFrame(main + low, columns=SENSITIVITY_COLUMNS)
+
+
+def _sensitivity_row(dataset: str, generator: str, sigma: float, overall: dict) -> dict:
+    return {"dataset": dataset, "generator": generator, "sigma": sigma,
+            "n_train_patterns": overall["n_train_patterns"], "rho": overall["rho"], "jsd": overall["jsd"],
+            "missing": overall["missing_mass"]}
 
 
 def _pattern_row(content: dict) -> dict:

@@ -142,7 +142,7 @@ def wl_histograms(graphs: GraphSet, colours: np.ndarray, iterations: int) -> lis
     """
     indptr, neighbours = adjacency_csr(graphs)
     owner = np.repeat(np.arange(graphs.num_nodes), np.diff(indptr))
-    graph_of_node = np.repeat(np.arange(graphs.num_graphs), np.diff(graphs.node_ptr))
+    graph_of_node = graphs.graph_of_nodes()
     current = np.unique(colours, return_inverse=True)[1].ravel().astype(np.int64)
     histograms = []
     for step in range(iterations):
