@@ -31,7 +31,23 @@ rule bench_graphlets:
         RUN
 
 
+rule bench_mining:
+    input:
+        graphsets=expand("data/processed/{dataset}.npz", dataset=config["bench"]["mining"]["datasets"]),
+    output:
+        table="results/bench/mining.csv",
+    params:
+        entry="graphaudit.bench.mining:bench_mining",
+        **config["bench"]["mining"],
+    log:
+        "logs/bench/mining.log",
+    threads: 1
+    script:
+        RUN
+
+
 rule bench:
     input:
         rules.bench_tu_reader.output,
         rules.bench_graphlets.output,
+        rules.bench_mining.output,

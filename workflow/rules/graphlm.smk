@@ -33,6 +33,7 @@ rule graphlm_mine_training:
         "logs/graphlm/mine_{dataset}.log",
     benchmark:
         "benchmarks/graphlm/mine_{dataset}.tsv"
+    threads: 4  # gBolt's OpenMP threads; Snakemake lowers this to --cores
     resources:
         mem_mb=16000,
         runtime=240,

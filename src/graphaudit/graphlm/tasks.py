@@ -16,7 +16,7 @@ from graphaudit.graphlm import corpus as corpus_lib
 from graphaudit.graphlm import metrics
 from graphaudit.graphlm.figures import figure1
 from graphaudit.graphs.dfscode import LabeledGraph, dfs_text
-from graphaudit.mining.gspan import mine
+from graphaudit.mining.engine import mine_patterns, resolve_backend
 from graphaudit.report.tables import write_table
 
 log = logging.getLogger(__name__)
@@ -38,8 +38,10 @@ def _write_sequences(path: str, graphs: list[LabeledGraph]) -> None:
     write_text(path, "".join(dfs_text(g) + "\n" for g in graphs))
 
 
-def _mine(graphs: list[LabeledGraph], gspan: dict) -> dict[str, int]:
-    return mine(graphs, sigma=gspan["sigma"], upper=gspan["upper"], max_projection=gspan.get("max_projection"))
+def _mine(graphs: list[LabeledGraph], gspan: dict, threads: int = 1) -> dict[str, int]:
+    return mine_patterns(graphs, sigma=gspan["sigma"], upper=gspan["upper"],
+                         max_projection=gspan.get("max_projection"), backend=gspan.get("backend", "auto"),
+                         threads=threads)
 
 
 def build_corpus(ctx: RuleContext) -> None:
@@ -59,12 +61,14 @@ def mine_training(ctx: RuleContext) -> None:
     corpus, invalid = corpus_lib.read_sequences(_lines(ctx.input["sequences"]))
     if invalid:
         raise ValueError(f"{ctx.input['sequences']}: {invalid} training sequences do not parse")
-    patterns = _mine(corpus, ctx.params["gspan"])
+    gspan = ctx.params["gspan"]
+    engine = resolve_backend(gspan.get("backend", "auto"), gspan.get("max_projection"))
+    patterns = _mine(corpus, {**gspan, "backend": engine}, ctx.threads)
     strata = metrics.frequency_strata(patterns)
-    log.info("%s: %d patterns (head %d, torso %d, tail %d)", ctx.wildcards["dataset"], len(patterns),
-             *(len(strata[s.capitalize()]) for s in STRATA))
+    log.info("%s: %d patterns with %s (head %d, torso %d, tail %d)", ctx.wildcards["dataset"], len(patterns),
+             engine, *(len(strata[s.capitalize()]) for s in STRATA))
     write_json(ctx.output["patterns"], {"dataset": ctx.wildcards["dataset"], "n": len(corpus),
-                                        **ctx.params["gspan"], "patterns": patterns, "strata": strata})
+                                        **gspan, "engine": engine, "patterns": patterns, "strata": strata})
 
 
 def _compare(train: dict, generated: list[LabeledGraph], gspan: dict) -> dict:
