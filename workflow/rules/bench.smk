@@ -46,8 +46,24 @@ rule bench_mining:
         RUN
 
 
+rule bench_pattern_gibbs:
+    input:
+        graphs="data/generated/pattern/official_test.npz",
+    output:
+        table="results/bench/pattern_gibbs.csv",
+    params:
+        entry="graphaudit.bench.pattern_gibbs:bench_pattern_gibbs",
+        **config["bench"]["pattern_gibbs"],
+    log:
+        "logs/bench/pattern_gibbs.log",
+    threads: 1
+    script:
+        RUN
+
+
 rule bench:
     input:
         rules.bench_tu_reader.output,
         rules.bench_graphlets.output,
         rules.bench_mining.output,
+        rules.bench_pattern_gibbs.output,

@@ -29,10 +29,13 @@ def to_markdown(frame: pd.DataFrame) -> str:
 
 
 def format_value(value: Any) -> str:
-    """Plain text of a value: empty for missing, floats with up to 4 decimals (or 4 significant digits)."""
+    """Plain text of a value: empty for missing, whole floats as integers, other floats with up to 4 decimals
+    (or 4 significant digits)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
         if abs(value) >= 1e4 or (value != 0 and abs(value) < 1e-3):
             return f"{value:.4g}"
         return f"{value:.4f}".rstrip("0").rstrip(".")

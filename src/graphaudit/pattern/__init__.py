@@ -1,0 +1,1 @@
+"""The PATTERN study: regenerated PATTERN data, generator-aware predictors and their tables."""

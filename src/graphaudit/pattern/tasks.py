@@ -1,0 +1,265 @@
+"""Rule entry points of the PATTERN study, part 1 (called through :mod:`graphaudit.common.rule`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+import pandas as pd
+
+from graphaudit.common.atomic import write_npz
+from graphaudit.common.progress import track
+from graphaudit.common.rule import RuleContext
+from graphaudit.common.seeds import rng_for, stable_seed
+from graphaudit.pattern import checks, matcher, scoring
+from graphaudit.pattern.blind import class_prior_threshold, pattern_blind_posterior, threshold_predictions
+from graphaudit.pattern.canon import canonical_key, library_from_labels, load_library, planted_pattern, \
+    reuse_table, save_library
+from graphaudit.pattern.generator import draw_library, familiar_set, fresh_set, law_for, official_split
+from graphaudit.pattern.figures import figure1, figure2
+from graphaudit.pattern.graphs import DenseGraphs
+from graphaudit.report.tables import write_table
+from graphaudit.stats.classification import bootstrap_weights
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "val", "test")
+SET_NAMES = {"test": "official", "val": "validation", "familiar": "familiar", "fresh": "fresh"}
+
+
+def _law(cfg: dict):
+    return law_for(int(cfg["version"]), cfg["size_law"])
+
+
+def generate(ctx: RuleContext) -> None:
+    """Official-like train/val/test splits from one drawn library, and the fresh and familiar test sets."""
+    cfg = ctx.params["pattern"]
+    law, seed = _law(cfg), int(cfg["seed"])
+    library = draw_library(law, int(cfg["n_patterns"]), seed)
+    for split in SPLITS:
+        graphs, truth = official_split(library, law, split, int(cfg["per_pattern"][split]), seed)
+        graphs.save(ctx.output[f"official_{split}"])
+        truth.save(ctx.output[f"truth_official_{split}"])
+        log.info("official %s: %d graphs, pattern share %.4f", split, graphs.num_graphs, graphs.y.mean())
+    for name, (graphs, truth) in {"fresh": fresh_set(law, int(cfg["sets"]["fresh"]), seed, cfg["size_law"]),
+                                  "familiar": familiar_set(library, law, int(cfg["sets"]["familiar"]), seed)
+                                  }.items():
+        graphs.save(ctx.output[name])
+        truth.save(ctx.output[f"truth_{name}"])
+
+
+def _key(graphs: DenseGraphs, g: int) -> str:
+    return canonical_key(*planted_pattern(graphs.adjacency(g), graphs.features(g), graphs.labels(g)))
+
+
+def _keys(graphs: DenseGraphs) -> list[str]:
+    return [_key(graphs, g) for g in range(graphs.num_graphs)]
+
+
+def library(ctx: RuleContext) -> None:
+    """The library read off the training labels only, and Table 6 (reuse across the splits by canonical key)."""
+    train = DenseGraphs.load(ctx.input["train"])
+    found = (planted_pattern(train.adjacency(g), train.features(g), train.labels(g))
+             for g in track(range(train.num_graphs), "training patterns"))
+    patterns, train_keys = library_from_labels(found)
+    save_library(ctx.output["library"], patterns)
+    rows = reuse_table(train_keys, _keys(DenseGraphs.load(ctx.input["val"])),
+                       _keys(DenseGraphs.load(ctx.input["test"])), patterns)
+    write_table(pd.DataFrame(rows), ctx.output["table6"], title="Table 6: planted patterns by canonical form")
+
+
+def generator_checks(ctx: RuleContext) -> None:
+    """Generator checks against the released patterns' statistics (Appendix A, D)."""
+    rows = checks.generator_checks(load_library(ctx.input["library"]), DenseGraphs.load(ctx.input["train"]),
+                                   _law(ctx.params["pattern"]))
+    write_table(pd.DataFrame(rows), ctx.output["table"], title="Generator checks (Appendix A, D)")
+
+
+def shard_graphs(ctx: RuleContext) -> list[int]:
+    """The graphs of this shard: positions ``shard * size ...`` of the set's evaluated graphs."""
+    order = scoring.evaluated_graphs(ctx.wildcards["set"], ctx.params["pattern"])
+    size, shard = int(ctx.params["pattern"]["shard_size"]), int(ctx.wildcards["shard"])
+    return order[shard * size:(shard + 1) * size]
+
+
+def blind(ctx: RuleContext) -> None:
+    """Pattern-blind posteriors (with or without the size prior) for one shard of a set."""
+    cfg, variant, set_name = ctx.params["pattern"], ctx.wildcards["variant"], ctx.wildcards["set"]
+    settings = cfg["blind"][variant]
+    graphs = DenseGraphs.load(ctx.input["graphs"])
+    posteriors, in_range, entered = [], [], []
+    chosen = shard_graphs(ctx)
+    for g in track(chosen, f"pattern-blind {variant} {set_name}"):
+        result = pattern_blind_posterior(
+            graphs.adjacency(g), stable_seed("pattern", "blind", cfg["seed"], set_name, variant, g),
+            size_prior=variant == "prior", sweeps=int(settings["sweeps"]), burn_in=int(settings["burn_in"]),
+            restarts=int(cfg["blind"]["restarts"]), iterations=int(cfg["blind"]["iterations"]))
+        posteriors.append(result.posterior)
+        in_range.append(result.start_in_range)
+        entered.append(result.entered_range)
+    sizes = [len(p) for p in posteriors]
+    write_npz(ctx.output["posterior"], graph=np.asarray(chosen, dtype=np.int64),
+              node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+              posterior=np.concatenate(posteriors) if posteriors else np.zeros(0),
+              start_in_range=np.asarray(in_range, dtype=bool), entered_range=np.asarray(entered, dtype=np.int64))
+
+
+PATTERN_BLIND = "Pattern-blind predictor"
+
+
+def _set_predictions(ctx: RuleContext, set_name: str, threshold: float) -> dict[str, dict[int, np.ndarray]]:
+    """Predicted labels per predictor of one set, keyed by graph."""
+    prior = scoring.read_shards(ctx.input_list(f"blind_prior_{set_name}"), "posterior")
+    noprior = scoring.read_shards(ctx.input_list(f"blind_noprior_{set_name}"), "posterior")
+    shards = ctx.input_list(f"matcher_{set_name}")
+    return {
+        "Likelihood matcher": scoring.read_shards(shards, "likelihood"),
+        "Largest-match rule": scoring.read_shards(shards, "largest"),
+        PATTERN_BLIND: {g: threshold_predictions(p, threshold) for g, p in prior.items()},
+        "Pattern-blind, no size prior": {g: threshold_predictions(p, threshold) for g, p in noprior.items()},
+        "Pattern-blind, threshold 1/2": {g: threshold_predictions(p, 0.5) for g, p in prior.items()},
+    }
+
+
+def _matcher_rows(ctx: RuleContext, set_name: str, graphs: DenseGraphs, order: list[int]) -> tuple[list, dict]:
+    """Table 7 rows of a set and its matcher diagnostics (kinds, fallbacks, candidates, graphs above 170 nodes)."""
+    shards = ctx.input_list(f"matcher_{set_name}")
+    likelihood, largest = scoring.read_shards(shards, "likelihood"), scoring.read_shards(shards, "largest")
+    kinds = []
+    for path in shards:
+        with np.load(path, allow_pickle=False) as data:
+            kinds += list(zip(data["graph"].tolist(), data["kind"].tolist(), data["n_candidates"].tolist()))
+    truth = {g: graphs.labels(g) for g in order}
+    sizes = np.array([int(truth[g].sum()) for g in order])
+    rows = scoring.recovery_rows(SET_NAMES[set_name], sizes,
+                                 [scoring.recovery_kind(truth[g], likelihood[g]) for g in order],
+                                 [scoring.recovery_kind(truth[g], largest[g]) for g in order])
+    kind_counts = pd.Series([k for _, k, _ in kinds]).value_counts()
+    diagnostics = {"set": SET_NAMES[set_name], "graphs": len(order),
+                   **{f"kind_{k}": int(kind_counts.get(k, 0)) for k in ("large", "scored", "fallback_largest", "none")},
+                   "max_candidates": max((c for _, _, c in kinds), default=0),
+                   "graphs_above_170_nodes": sum(graphs.size(g) > 170 for g in order)}
+    return rows, diagnostics
+
+
+def _blind_diagnostics(ctx: RuleContext, set_name: str) -> dict[str, float]:
+    start, entered = [], []
+    for path in ctx.input_list(f"blind_prior_{set_name}"):
+        with np.load(path, allow_pickle=False) as data:
+            start.append(data["start_in_range"])
+            entered.append(data["entered_range"])
+    start_all, entered_all = np.concatenate(start), np.concatenate(entered)
+    return {"start_out_of_range_pct": 100.0 * float((~start_all).mean()),
+            "max_sweeps_to_range": int(entered_all.max()) if len(entered_all) else 0}
+
+
+def tables(ctx: RuleContext) -> None:
+    """Tables 2, 3, 7 and 8, matcher and Appendix B diagnostics, Figure 2, from the saved per-graph predictions."""
+    cfg = ctx.params["pattern"]
+    train_labels = DenseGraphs.load(ctx.input["train"]).y
+    threshold = class_prior_threshold(int(train_labels.sum()), len(train_labels))
+    rows3, rows7, rows_m, rows_b = [], [], [], []
+    for set_name in ctx.params["sets"]:
+        graphs = DenseGraphs.load(ctx.input[set_name])
+        order = scoring.evaluated_graphs(set_name, cfg)
+        weights = bootstrap_weights(len(order), int(cfg["bootstrap"]["replicates"]),
+                                    rng_for("pattern", "bootstrap", cfg["seed"], set_name))
+        counts = {name: scoring.counts_for(graphs, order, pred)
+                  for name, pred in _set_predictions(ctx, set_name, threshold).items()}
+        for name, c in counts.items():
+            row = {"predictor": name, "set": SET_NAMES[set_name], "graphs": len(order),
+                   **scoring.score_row(c, weights, int(cfg["batch"]))}
+            if name != PATTERN_BLIND:
+                row.update(scoring.difference_row(c, counts[PATTERN_BLIND], weights))
+            rows3.append(row)
+        recovery, diagnostics = _matcher_rows(ctx, set_name, graphs, order)
+        rows7 += recovery
+        rows_m.append(diagnostics)
+        posterior = {variant: scoring.read_shards(ctx.input_list(f"blind_{variant}_{set_name}"), "posterior")
+                     for variant in ("prior", "noprior")}
+        rows_b.append({"set": SET_NAMES[set_name], "graphs": len(order), "threshold": threshold,
+                       "auc_prior": scoring.pooled_auc(graphs, order, posterior["prior"]),
+                       "auc_noprior": scoring.pooled_auc(graphs, order, posterior["noprior"]),
+                       **_blind_diagnostics(ctx, set_name)})
+    table3 = pd.DataFrame(rows3)
+    write_table(table3, ctx.output["table3"], title="Table 3: official-like, familiar and fresh sets")
+    official = table3[table3["set"] == SET_NAMES["test"]]
+    write_table(_table2(official, ctx.params["published"]), ctx.output["table2"],
+                title="Table 2: official-like test split, published (quoted) and reproduced predictors")
+    write_table(_table8(official), ctx.output["table8"], title="Table 8: one set of predictions, three conventions")
+    write_table(pd.DataFrame(rows7), ctx.output["table7"], title="Table 7: exact recovery by pattern size, error kinds")
+    write_table(pd.DataFrame(rows_m), ctx.output["matcher"], title="Likelihood matcher: decisions and fallbacks")
+    write_table(pd.DataFrame(rows_b), ctx.output["appendix_b"], title="Appendix B: pattern-blind diagnostics")
+    figure2(ctx.params["published"], official, ctx.output["fig2"])
+
+
+def _table2(official: pd.DataFrame, published: list[dict]) -> pd.DataFrame:
+    quoted = pd.DataFrame(published).assign(ci_low=np.nan, ci_high=np.nan, quoted=True)
+    ours = official.assign(reference="this suite", first_public=np.nan, quoted=False)
+    columns = ["predictor", "reference", "first_public", "cw_acc", "ci_low", "ci_high", "quoted"]
+    return pd.concat([quoted[columns], ours[columns]], ignore_index=True)
+
+
+def _table8(official: pd.DataFrame) -> pd.DataFrame:
+    out = official[["predictor", "cw_acc", "cw_batch", "plain"]].rename(columns={"cw_acc": "cw_pooled"})
+    return out.assign(pooled_minus_batch=out["cw_pooled"] - out["cw_batch"],
+                      plain_minus_pooled=out["plain"] - out["cw_pooled"])
+
+
+def reuse_figure(ctx: RuleContext) -> None:
+    """Figure 1: the first test graph whose pattern has the configured size, beside the first training graph
+    that carries the same pattern (matched by canonical key)."""
+    train, test = DenseGraphs.load(ctx.input["train"]), DenseGraphs.load(ctx.input["test"])
+    size = int(ctx.params["size"])
+    sizes = np.array([int(test.labels(g).sum()) for g in range(test.num_graphs)])
+    g_test = int(np.argmin(np.abs(sizes - size)))  # the first graph at the size closest to the one asked
+    key = _key(test, g_test)
+    g_train = next(g for g in range(train.num_graphs)
+                   if int(train.labels(g).sum()) == sizes[g_test] and _key(train, g) == key)
+    panels = [(f"training graph {g_train}", train.adjacency(g_train), train.features(g_train), train.labels(g_train)),
+              (f"test graph {g_test}", test.adjacency(g_test), test.features(g_test), test.labels(g_test))]
+    figure1(panels, ctx.output["fig1"], seed=stable_seed("pattern", "fig1", ctx.params["seed"]))
+
+
+
+def shortlist(posterior: np.ndarray, size: int) -> np.ndarray:
+    """The ``size`` nodes with the highest no-prior pattern posterior (ties: lower node index first), sorted."""
+    order = np.lexsort((np.arange(len(posterior)), -posterior))
+    return np.sort(order[:size])
+
+
+def match(ctx: RuleContext) -> None:
+    """Likelihood matcher and largest-match rule for one shard, with per-graph diagnostics (CPU time goes to the
+    log and the rule's benchmark file, so the predictions stay byte-identical on rerun)."""
+    cfg, set_name = ctx.params["pattern"], ctx.wildcards["set"]
+    graphs, patterns = DenseGraphs.load(ctx.input["graphs"]), load_library(ctx.input["library"])
+    noprior = scoring.read_shards([ctx.input["noprior"]], "posterior")
+    law = matcher.host_size_law()
+    chosen = shard_graphs(ctx)
+    fields: dict[str, list] = {k: [] for k in ("likelihood", "largest", "kind", "kind_largest", "pattern",
+                                               "pattern_largest", "n_candidates")}
+    start = time.process_time()
+    for g in track(chosen, f"matcher {set_name}"):
+        adj, features = graphs.adjacency(g), graphs.features(g)
+        short = shortlist(noprior[g], int(cfg["matcher"]["shortlist"]))
+        resp = matcher.fit_host(adj, rng_for("pattern", "host_fit", cfg["seed"], set_name, g),
+                                int(cfg["blind"]["restarts"]), int(cfg["blind"]["iterations"]))
+        best = matcher.match_graph(adj, features, patterns, short, resp, law)
+        rule = matcher.largest_match(adj, features, patterns, short)
+        for name, value in (("likelihood", best.labels), ("largest", rule.labels), ("kind", best.kind),
+                            ("kind_largest", rule.kind), ("pattern", best.pattern),
+                            ("pattern_largest", rule.pattern), ("n_candidates", best.n_candidates)):
+            fields[name].append(value)
+    log.info("%s shard %s: %d graphs, %.1f CPU s", set_name, ctx.wildcards["shard"], len(chosen),
+             time.process_time() - start)
+    sizes = [len(labels) for labels in fields["likelihood"]]
+    empty = np.zeros(0, np.uint8)
+    write_npz(ctx.output["predictions"], graph=np.asarray(chosen, dtype=np.int64),
+              node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+              likelihood=np.concatenate(fields["likelihood"]) if sizes else empty,
+              largest=np.concatenate(fields["largest"]) if sizes else empty,
+              kind=np.array(fields["kind"], dtype=np.str_), kind_largest=np.array(fields["kind_largest"], dtype=np.str_),
+              pattern=np.asarray(fields["pattern"], dtype=np.int64),
+              pattern_largest=np.asarray(fields["pattern_largest"], dtype=np.int64),
+              n_candidates=np.asarray(fields["n_candidates"], dtype=np.int64))
