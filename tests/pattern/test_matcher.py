@@ -190,12 +190,12 @@ def slow_score(adj, nodes, pattern, resp, law) -> float:
     n, m, b, q, c = len(adj), len(nodes), len(resp[0]), 0.5, 3
     if not (0 <= n - m < len(law) and n < len(law)) or law[n - m] == 0 or law[n] == 0:
         return float("nan")
-    B = [[0.5 if k == l else 0.35 for l in range(b)] for k in range(b)]
+    B = [[0.5 if k == j else 0.35 for j in range(b)] for k in range(b)]
     inside = set(int(u) for u in nodes)
     rest = [w for w in range(n) if w not in inside]
 
     def mixed(a, k, w):  # P(a | copy node in block k, w soft)
-        return sum(resp[w][l] * (B[k][l] if a else 1 - B[k][l]) for l in range(b))
+        return sum(resp[w][j] * (B[k][j] if a else 1 - B[k][j]) for j in range(b))
 
     place = {}
     for u in inside:

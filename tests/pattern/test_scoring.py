@@ -51,7 +51,8 @@ def test_recovery_kinds(predicted, kind) -> None:
 
 def test_recovery_rows_by_size_band() -> None:
     sizes = np.array([6, 10, 20, 30])
-    rows = recovery_rows("test", sizes, ["exact", "near_miss", "exact", "exact"], ["none", "exact", "exact", "other_size"])
+    rows = recovery_rows("test", sizes, ["exact", "near_miss", "exact", "exact"],
+                         ["none", "exact", "exact", "other_size"])
     small, large, everything = rows
     assert (small["pattern_size"], small["count"], small["exact_likelihood"], small["exact_largest"]) == \
         ("6 to 13", 2, 50.0, 50.0)

@@ -61,9 +61,27 @@ rule bench_pattern_gibbs:
         RUN
 
 
+rule bench_pattern_matcher:
+    input:
+        graphs="data/generated/pattern/official_test.npz",
+        library="results/pattern/library.npz",
+    output:
+        table="results/bench/pattern_matcher.csv",
+    params:
+        entry="graphaudit.bench.pattern_matcher:bench_pattern_matcher",
+        per_pattern=config["pattern"]["per_pattern"]["test"],
+        **config["bench"]["pattern_matcher"],
+    log:
+        "logs/bench/pattern_matcher.log",
+    threads: 1
+    script:
+        RUN
+
+
 rule bench:
     input:
         rules.bench_tu_reader.output,
         rules.bench_graphlets.output,
         rules.bench_mining.output,
         rules.bench_pattern_gibbs.output,
+        rules.bench_pattern_matcher.output,

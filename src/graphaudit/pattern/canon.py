@@ -17,8 +17,8 @@ import numpy as np
 from graphaudit.common.atomic import write_npz
 from graphaudit.pattern.graphs import DenseGraphs, pack_graphs
 
-__all__ = ["LibraryPattern", "automorphisms", "canonical_key", "canonical_labels", "library_from_labels", "load_library", "planted_pattern",
-           "reuse_table", "save_library"]
+__all__ = ["LibraryPattern", "automorphisms", "canonical_key", "canonical_labels", "library_from_labels",
+           "load_library", "planted_pattern", "reuse_table", "save_library"]
 
 
 @dataclass(frozen=True)

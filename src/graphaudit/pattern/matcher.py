@@ -46,7 +46,7 @@ from graphaudit.pattern.canon import LibraryPattern
 
 __all__ = ["Candidate", "Match", "MatchResult", "bitsets", "decide_match", "distinct_node_sets",
            "enumerate_small_copies", "find_large_copy", "fit_host", "has_copy", "host_block_matrix", "host_size_law",
-           "largest_first", "largest_match", "match_graph", "score_copy"]
+           "largest_first", "largest_match", "match_graph", "score_copy", "shortlist"]
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,12 @@ class MatchResult:
     pattern: int
     kind: str
     n_candidates: int
+
+
+def shortlist(posterior: np.ndarray, size: int) -> np.ndarray:
+    """The ``size`` nodes with the highest no-prior pattern posterior (ties: lower node index first), sorted."""
+    order = np.lexsort((np.arange(len(posterior)), -posterior))
+    return np.sort(order[:size])
 
 
 def host_size_law(blocks: int = 5, low: int = 5, high: int = 34) -> np.ndarray:

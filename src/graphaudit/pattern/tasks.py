@@ -223,12 +223,6 @@ def reuse_figure(ctx: RuleContext) -> None:
 
 
 
-def shortlist(posterior: np.ndarray, size: int) -> np.ndarray:
-    """The ``size`` nodes with the highest no-prior pattern posterior (ties: lower node index first), sorted."""
-    order = np.lexsort((np.arange(len(posterior)), -posterior))
-    return np.sort(order[:size])
-
-
 def match(ctx: RuleContext) -> None:
     """Likelihood matcher and largest-match rule for one shard, with per-graph diagnostics (CPU time goes to the
     log and the rule's benchmark file, so the predictions stay byte-identical on rerun)."""
@@ -242,7 +236,7 @@ def match(ctx: RuleContext) -> None:
     start = time.process_time()
     for g in track(chosen, f"matcher {set_name}"):
         adj, features = graphs.adjacency(g), graphs.features(g)
-        short = shortlist(noprior[g], int(cfg["matcher"]["shortlist"]))
+        short = matcher.shortlist(noprior[g], int(cfg["matcher"]["shortlist"]))
         resp = matcher.fit_host(adj, rng_for("pattern", "host_fit", cfg["seed"], set_name, g),
                                 int(cfg["blind"]["restarts"]), int(cfg["blind"]["iterations"]))
         best = matcher.match_graph(adj, features, patterns, short, resp, law)
@@ -259,7 +253,8 @@ def match(ctx: RuleContext) -> None:
               node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
               likelihood=np.concatenate(fields["likelihood"]) if sizes else empty,
               largest=np.concatenate(fields["largest"]) if sizes else empty,
-              kind=np.array(fields["kind"], dtype=np.str_), kind_largest=np.array(fields["kind_largest"], dtype=np.str_),
+              kind=np.array(fields["kind"], dtype=np.str_),
+              kind_largest=np.array(fields["kind_largest"], dtype=np.str_),
               pattern=np.asarray(fields["pattern"], dtype=np.int64),
               pattern_largest=np.asarray(fields["pattern_largest"], dtype=np.int64),
               n_candidates=np.asarray(fields["n_candidates"], dtype=np.int64))
