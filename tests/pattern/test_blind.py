@@ -240,3 +240,21 @@ def test_posterior_separates_pattern_nodes(size_prior: bool) -> None:
         labels.append(y)
         predicted.append(threshold_predictions(result.posterior, 0.177))
     assert class_weighted_accuracy(np.concatenate(labels), np.concatenate(predicted)) > 0.75
+
+
+def test_start_checks_usual_chain_is_the_predictor_and_planted_start_holds_the_pattern() -> None:
+    from graphaudit.pattern.blind import pattern_blind_posterior, start_checks
+    from graphaudit.pattern.generator import draw_graph, law_for, random_pattern
+
+    law = law_for()
+    rng = np.random.default_rng(5)
+    adj, _, labels, _ = draw_graph(rng, law, *random_pattern(rng, 18, law))
+    out = start_checks(adj, labels, seed=11, size_prior=True, sweeps=60, burn_in=10, restarts=2, iterations=30,
+                       random_chains=2)
+    usual = pattern_blind_posterior(adj, 11, size_prior=True, sweeps=60, burn_in=10, restarts=2, iterations=30)
+    assert np.array_equal(out["usual"], usual.posterior)
+    assert out["random"].shape == (2, len(adj)) and out["planted"].shape == (len(adj),)
+    # started at the planted pattern, the chain keeps most planted nodes in the pattern block
+    assert out["planted"][labels == 1].mean() > out["planted"][labels == 0].mean() + 0.3
+    none = start_checks(adj, labels, seed=11, size_prior=False, sweeps=20, burn_in=5, restarts=1, iterations=10)
+    assert none["random"].shape == (0, len(adj))

@@ -81,6 +81,38 @@ rule pattern_blind:
         RUN
 
 
+rule pattern_blind_checks:
+    input:
+        graphs=f"{PATTERN_DATA}/official_test.npz",
+    output:
+        chains=f"{PATTERN_OUT}/test/blind_checks/shard{{shard}}.npz",
+    wildcard_constraints:
+        shard=r"\d+",
+    params:
+        entry="graphaudit.pattern.tasks:blind_checks",
+        pattern=PATTERN,
+    log:
+        "logs/pattern/blind_checks_{shard}.log",
+    script:
+        RUN
+
+
+rule pattern_blind_checks_table:
+    input:
+        train=f"{PATTERN_DATA}/official_train.npz",
+        test=f"{PATTERN_DATA}/official_test.npz",
+        chains=[f"{PATTERN_OUT}/test/blind_checks/shard{k}.npz" for k in range(pattern_scoring.n_check_shards(PATTERN))],
+    output:
+        table=f"{PATTERN_OUT}/tables/blind_checks.csv",
+    params:
+        entry="graphaudit.pattern.tasks:blind_checks_table",
+        pattern=PATTERN,
+    log:
+        "logs/pattern/blind_checks_table.log",
+    script:
+        RUN
+
+
 rule pattern_match:
     input:
         graphs=lambda w: f"{PATTERN_DATA}/{PATTERN_SET_FILE[w.set]}.npz",
@@ -184,6 +216,7 @@ rule pattern_matcher:
         rules.pattern_library.output.table6,
         rules.pattern_generator_checks.output,
         rules.pattern_reuse_figure.output,
+        rules.pattern_blind_checks_table.output,
 
 
 rule pattern:

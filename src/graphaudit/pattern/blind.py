@@ -366,6 +366,29 @@ def pattern_blind_posterior(adj: np.ndarray, seed: int, size_prior: bool = True,
                        entered_range=chain.entered_range, mf_objective=fit.objective)
 
 
+
+def start_checks(adj: np.ndarray, labels: np.ndarray, seed: int, size_prior: bool, sweeps: int, burn_in: int,
+                 restarts: int = 8, iterations: int = 200, random_chains: int = 0) -> dict[str, np.ndarray]:
+    """The Appendix B robustness chains of one graph: the usual chain (identical to
+    :func:`pattern_blind_posterior` with the same seed), a chain started at the planted nodes with every other
+    node in its most probable host block under the same fit (it reads the test labels: a check, not a
+    predictor; same Gibbs random numbers as the usual chain), and ``random_chains`` chains from uniformly
+    random assignments. Returns posteriors: ``usual`` (N,), ``planted`` (N,), ``random`` (chains, N)."""
+    mf_seed, gibbs_seed, random_seed = np.random.SeedSequence(seed).spawn(3)  # the first two as the usual run
+    fit = mean_field(adj, PATTERN_BLOCKS, np.random.default_rng(mf_seed), restarts, iterations)
+    usual = np.argmax(fit.resp, axis=1)
+    planted = np.argmax(fit.resp[:, :PATTERN_BLOCK], axis=1)
+    planted[np.asarray(labels) == 1] = PATTERN_BLOCK
+    rng = np.random.default_rng(random_seed)
+    starts = [rng.integers(0, len(PATTERN_BLOCKS), size=len(adj)) for _ in range(random_chains)]
+    chain_seeds = random_seed.spawn(random_chains)
+
+    def share(start: np.ndarray, chain_seed: np.random.SeedSequence) -> np.ndarray:
+        return gibbs(adj, PATTERN_BLOCKS, start, chain_seed, sweeps, burn_in, size_prior).pattern_share
+
+    return {"usual": share(usual, gibbs_seed), "planted": share(planted, gibbs_seed),
+            "random": np.array([share(z, s) for z, s in zip(starts, chain_seeds)]).reshape(random_chains, len(adj))}
+
 # ---- decision (Eq. 1) -------------------------------------------------------------------------------
 def class_prior_threshold(n_pattern: int, n_total: int) -> float:
     """n₁ / (n₀ + n₁): the threshold of Eq. (1); use the training split's pattern share (pitfall 26)."""

@@ -11,7 +11,8 @@ from graphaudit.stats.classification import (batch_mean, class_weighted_accuracy
                                              paired_difference, percentile_interval, plain_accuracy)
 from graphaudit.stats.metrics import auroc
 
-__all__ = ["counts_for", "evaluated_graphs", "n_shards", "read_shards", "score_row"]
+__all__ = ["check_graphs", "counts_for", "evaluated_graphs", "n_check_shards", "n_shards", "read_shards",
+           "recovery_kind", "recovery_rows", "score_row"]
 
 OFFICIAL = {"test": "test", "val": "val"}
 
@@ -34,15 +35,26 @@ def n_shards(set_name: str, cfg: dict) -> int:
     return -(-len(evaluated_graphs(set_name, cfg)) // int(cfg["shard_size"]))
 
 
+def check_graphs(cfg: dict) -> list[int]:
+    """The official-like test graphs of the pattern-blind start checks: the first ``blind.checks.graphs``
+    evaluated ones (the paper: the first 400 test graphs)."""
+    return evaluated_graphs("test", cfg)[:int(cfg["blind"]["checks"]["graphs"])]
+
+
+def n_check_shards(cfg: dict) -> int:
+    return -(-len(check_graphs(cfg)) // int(cfg["shard_size"]))
+
+
 def read_shards(paths: Sequence[str], field: str) -> dict[int, np.ndarray]:
-    """Per-graph arrays ``field`` (node values, split by ``node_ptr``) of every shard, keyed by graph index."""
+    """Per-graph arrays ``field`` of every shard, keyed by graph index: node values along the last axis, split
+    by ``node_ptr`` (so ``(chains, nodes)`` arrays give ``(chains, n)`` per graph)."""
     out: dict[int, np.ndarray] = {}
     for path in paths:
         with np.load(path, allow_pickle=False) as data:
             ptr = data["node_ptr"]
             values = data[field]
             for i, g in enumerate(data["graph"].tolist()):
-                out[g] = values[ptr[i]:ptr[i + 1]]
+                out[g] = values[..., ptr[i]:ptr[i + 1]]
     return out
 
 
