@@ -8,6 +8,9 @@ PATTERN_SETS = list(PATTERN["score_sets"])
 PATTERN_DATA = "data/generated/pattern"
 PATTERN_OUT = "results/pattern"
 PATTERN_SET_FILE = {"test": "official_test", "val": "official_val", "fresh": "fresh", "familiar": "familiar"}
+# Each rule gets only the settings it reads, so changing one (say, bootstrap replicates) reruns only what depends on it.
+PATTERN_SELECT = {k: PATTERN[k] for k in ("seed", "n_patterns", "per_pattern", "evaluate", "sets", "shard_size")}
+PATTERN_CHAINS = {k: PATTERN["blind"][k] for k in ("restarts", "iterations", "prior", "noprior")}
 PATTERN_PUBLISHED = yaml.safe_load(Path(PATTERN["published"]).read_text(encoding="utf-8"))["published"]
 
 
@@ -17,6 +20,9 @@ def pattern_shards(set_name, kind):
 
 
 rule pattern_generate:
+    input:
+        # the official release (registry entry PATTERN) when pattern.source is release; else nothing to read
+        **({"release": "data/processed/PATTERN.npz"} if PATTERN["source"] == "release" else {}),
     output:
         **{f"official_{s}": f"{PATTERN_DATA}/official_{s}.npz" for s in ("train", "val", "test")},
         **{f"truth_official_{s}": f"{PATTERN_DATA}/truth/official_{s}.npz" for s in ("train", "val", "test")},
@@ -26,7 +32,7 @@ rule pattern_generate:
         truth_familiar=f"{PATTERN_DATA}/truth/familiar.npz",
     params:
         entry="graphaudit.pattern.tasks:generate",
-        pattern=PATTERN,
+        pattern={k: PATTERN[k] for k in ("seed", "source", "version", "size_law", "n_patterns", "per_pattern", "sets")},
     log:
         "logs/pattern/generate.log",
     script:
@@ -57,7 +63,7 @@ rule pattern_generator_checks:
         table=f"{PATTERN_OUT}/tables/generator_checks.csv",
     params:
         entry="graphaudit.pattern.tasks:generator_checks",
-        pattern=PATTERN,
+        pattern={k: PATTERN[k] for k in ("version", "size_law")},
     log:
         "logs/pattern/generator_checks.log",
     script:
@@ -74,7 +80,7 @@ rule pattern_blind:
         shard=r"\d+",
     params:
         entry="graphaudit.pattern.tasks:blind",
-        pattern=PATTERN,
+        pattern={**PATTERN_SELECT, "blind": PATTERN_CHAINS},
     log:
         "logs/pattern/blind_{set}_{variant}_{shard}.log",
     script:
@@ -90,7 +96,7 @@ rule pattern_blind_checks:
         shard=r"\d+",
     params:
         entry="graphaudit.pattern.tasks:blind_checks",
-        pattern=PATTERN,
+        pattern={**PATTERN_SELECT, "blind": PATTERN["blind"]},
     log:
         "logs/pattern/blind_checks_{shard}.log",
     script:
@@ -124,7 +130,8 @@ rule pattern_match:
         shard=r"\d+",
     params:
         entry="graphaudit.pattern.tasks:match",
-        pattern=PATTERN,
+        pattern={**PATTERN_SELECT, "blind": {k: PATTERN["blind"][k] for k in ("restarts", "iterations")},
+                 "matcher": PATTERN["matcher"]},
     log:
         "logs/pattern/match_{set}_{shard}.log",
     benchmark:

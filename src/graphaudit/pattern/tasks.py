@@ -12,6 +12,7 @@ from graphaudit.common.atomic import write_npz
 from graphaudit.common.progress import track
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for, stable_seed
+from graphaudit.data.graphset import GraphSet
 from graphaudit.pattern import checks, matcher, scoring
 from graphaudit.pattern.blind import (class_prior_threshold, pattern_blind_posterior, start_checks,
                                       threshold_predictions)
@@ -20,6 +21,7 @@ from graphaudit.pattern.canon import canonical_key, library_from_labels, load_li
 from graphaudit.pattern.generator import draw_library, familiar_set, fresh_set, law_for, official_split
 from graphaudit.pattern.figures import figure1, figure2
 from graphaudit.pattern.graphs import DenseGraphs
+from graphaudit.pattern.release import release_splits, release_truth
 from graphaudit.report.tables import write_table
 from graphaudit.stats.classification import bootstrap_weights, paired_difference, percentile_interval
 
@@ -34,20 +36,28 @@ def _law(cfg: dict):
 
 
 def generate(ctx: RuleContext) -> None:
-    """Official-like train/val/test splits from one drawn library, and the fresh and familiar test sets."""
+    """Official-like train/val/test splits (regenerated from one drawn library, or the official release when
+    ``pattern.source: release``), and the fresh and familiar test sets."""
     cfg = ctx.params["pattern"]
     law, seed = _law(cfg), int(cfg["seed"])
-    library = draw_library(law, int(cfg["n_patterns"]), seed)
-    for split in SPLITS:
-        graphs, truth = official_split(library, law, split, int(cfg["per_pattern"][split]), seed)
-        graphs.save(ctx.output[f"official_{split}"])
-        truth.save(ctx.output[f"truth_official_{split}"])
-        log.info("official %s: %d graphs, pattern share %.4f", split, graphs.num_graphs, graphs.y.mean())
-    for name, (graphs, truth) in {"fresh": fresh_set(law, int(cfg["sets"]["fresh"]), seed, cfg["size_law"]),
-                                  "familiar": familiar_set(library, law, int(cfg["sets"]["familiar"]), seed)
-                                  }.items():
+    if cfg["source"] == "release":
+        splits = release_splits(GraphSet.load(ctx.input["release"]))
+        train = splits["train"]
+        patterns, _ = library_from_labels(planted_pattern(train.adjacency(g), train.features(g), train.labels(g))
+                                          for g in range(train.num_graphs))
+        official = {split: (graphs, release_truth(graphs, patterns)) for split, graphs in splits.items()}
+        library = [(p.adj, p.features) for p in patterns]
+    else:
+        library = draw_library(law, int(cfg["n_patterns"]), seed)
+        official = {split: official_split(library, law, split, int(cfg["per_pattern"][split]), seed)
+                    for split in SPLITS}
+    sets = {**{f"official_{split}": pair for split, pair in official.items()},
+            "fresh": fresh_set(law, int(cfg["sets"]["fresh"]), seed, cfg["size_law"]),
+            "familiar": familiar_set(library, law, int(cfg["sets"]["familiar"]), seed)}
+    for name, (graphs, truth) in sets.items():
         graphs.save(ctx.output[name])
         truth.save(ctx.output[f"truth_{name}"])
+        log.info("%s: %d graphs, pattern-node share %.4f", name, graphs.num_graphs, graphs.y.mean())
 
 
 def _key(graphs: DenseGraphs, g: int) -> str:
@@ -308,7 +318,8 @@ def blind_checks_table(ctx: RuleContext) -> None:
         return {"check": label, "graphs": len(order), "value": point, "ci_low": low, "ci_high": high, "paper": paper}
 
     rows = [paired(f"planted start minus usual start, {name} (CW points)",
-                   scoring.read_shards(paths, f"{variant}_planted"), scoring.read_shards(paths, f"{variant}_usual"), 0.01)
+                   scoring.read_shards(paths, f"{variant}_planted"),
+                   scoring.read_shards(paths, f"{variant}_usual"), 0.01)
             for variant, name in (("noprior", "no size prior"), ("prior", "size prior"))]
     usual, random = scoring.read_shards(paths, "prior_usual"), scoring.read_shards(paths, "prior_random")
     agreement = np.array([np.mean(threshold_predictions(random[g], threshold)
