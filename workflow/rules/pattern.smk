@@ -146,7 +146,6 @@ rule pattern_tables:
         **{s: f"{PATTERN_DATA}/{PATTERN_SET_FILE[s]}.npz" for s in PATTERN_SETS},
         **{f"blind_{v}_{s}": pattern_shards(s, f"blind_{v}") for s in PATTERN_SETS for v in ("prior", "noprior")},
         **{f"matcher_{s}": pattern_shards(s, "matcher") for s in PATTERN_SETS},
-        **{f"truth_{s}": f"{PATTERN_DATA}/truth/{PATTERN_SET_FILE[s]}.npz" for s in PATTERN_SETS},
     output:
         table2=f"{PATTERN_OUT}/tables/table2.csv",
         table3=f"{PATTERN_OUT}/tables/table3.csv",

@@ -16,10 +16,10 @@ from graphaudit.data.graphset import GraphSet
 from graphaudit.pattern import checks, matcher, scoring
 from graphaudit.pattern.blind import (class_prior_threshold, pattern_blind_posterior, start_checks,
                                       threshold_predictions)
-from graphaudit.pattern.canon import canonical_key, library_from_labels, load_library, planted_pattern, \
-    reuse_table, save_library
-from graphaudit.pattern.generator import draw_library, familiar_set, fresh_set, law_for, official_split
+from graphaudit.pattern.canon import (canonical_key, library_from_labels, load_library, planted_pattern,
+                                      reuse_table, save_library)
 from graphaudit.pattern.figures import figure1, figure2
+from graphaudit.pattern.generator import draw_library, familiar_set, fresh_set, law_for, official_split
 from graphaudit.pattern.graphs import DenseGraphs
 from graphaudit.pattern.release import release_splits, release_truth
 from graphaudit.report.tables import write_table
@@ -137,20 +137,22 @@ def _matcher_rows(ctx: RuleContext, set_name: str, graphs: DenseGraphs, order: l
     """Table 7 rows of a set and its matcher diagnostics (kinds, fallbacks, candidates, graphs above 170 nodes)."""
     shards = ctx.input_list(f"matcher_{set_name}")
     likelihood, largest = scoring.read_shards(shards, "likelihood"), scoring.read_shards(shards, "largest")
-    kinds = []
+    kinds: list[str] = []
+    candidates: list[int] = []
     for path in shards:
         with np.load(path, allow_pickle=False) as data:
-            kinds += list(zip(data["graph"].tolist(), data["kind"].tolist(), data["n_candidates"].tolist()))
+            kinds += data["kind"].tolist()
+            candidates += data["n_candidates"].tolist()
     truth = {g: graphs.labels(g) for g in order}
     sizes = np.array([int(truth[g].sum()) for g in order])
     rows = scoring.recovery_rows(SET_NAMES[set_name], sizes,
                                  [scoring.recovery_kind(truth[g], likelihood[g]) for g in order],
                                  [scoring.recovery_kind(truth[g], largest[g]) for g in order])
-    kind_counts = pd.Series([k for _, k, _ in kinds]).value_counts()
+    kind_counts = pd.Series(kinds).value_counts()
     diagnostics = {"set": SET_NAMES[set_name], "graphs": len(order),
                    **{f"kind_{k}": int(kind_counts.get(k, 0)) for k in ("large", "scored", "fallback_largest", "none")},
-                   "max_candidates": max((c for _, _, c in kinds), default=0),
-                   "graphs_above_170_nodes": sum(graphs.size(g) > 170 for g in order)}
+                   "max_candidates": max(candidates, default=0),
+                   "graphs_above_170_nodes": sum(int(graphs.size(g) > 170) for g in order)}
     return rows, diagnostics
 
 
