@@ -14,7 +14,7 @@ import pytest
 from graphaudit.bench.pattern_matcher import bench_rows, reference_match_graph
 from graphaudit.pattern.canon import LibraryPattern, automorphisms, canonical_key
 from graphaudit.pattern.matcher import (Candidate, bitsets, decide_match, enumerate_small_copies, find_large_copy,
-                                        fit_host, has_copy, host_block_matrix, host_size_law, largest_match,
+                                        fit_host, has_copy, host_block_matrix, host_size_law, largest_match, match_both,
                                         match_graph, score_copy)
 
 
@@ -289,3 +289,18 @@ def test_vf2_reference_reaches_the_same_decisions():
         assert (ours.kind, ours.pattern, ours.n_candidates) == (peer.kind, peer.pattern, peer.n_candidates)
     rows = bench_rows(graphs, library, shortlists, fits)
     assert [sorted(r) for r in rows] == [["benchmark", "input", "ours_s", "peer", "peer_s"]]
+
+
+@pytest.mark.parametrize("sizes", [[16], [10], [8, 19]])
+def test_match_both_equals_the_two_rules_run_apart(sizes):
+    rng = np.random.default_rng(sum(sizes))
+    planted = [random_pattern(rng, m) for m in sizes]
+    library = [random_pattern(rng, 7), *planted, random_pattern(rng, 22)]
+    adj, x, owner, block = toy_graph(rng, planted)
+    short, resp = shortlist_around(rng, owner), true_blocks_resp(block)
+    best, rule = match_both(adj, x, library, short, resp, LAW)
+    for together, apart in ((best, match_graph(adj, x, library, short, resp, LAW)),
+                            (rule, largest_match(adj, x, library, short))):
+        assert (together.kind, together.pattern, together.n_candidates) == (apart.kind, apart.pattern,
+                                                                             apart.n_candidates)
+        np.testing.assert_array_equal(together.labels, apart.labels)

@@ -8,6 +8,7 @@ file written beforehand; the default engine is timed end to end (conversion, run
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import subprocess
 import tempfile
@@ -18,7 +19,7 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.data.graphset import GraphSet
 from graphaudit.graphs.dfscode import LabeledGraph
 from graphaudit.mining.engine import mine_patterns, resolve_backend
-from graphaudit.mining.gbolt import GBOLT_MAX_PROJECTION, find_gbolt, write_gbolt_input
+from graphaudit.mining.gbolt import GBOLT_MAX_PROJECTION, find_gbolt, gbolt_command, write_gbolt_input
 from graphaudit.mining.gspan import graphs_from_graphset, min_support_count, mine
 
 log = logging.getLogger(__name__)
@@ -42,17 +43,13 @@ def gspan_mining_count(path: Path, min_support: int, upper: int) -> int:
 
 def bare_gbolt(path: Path, sigma: float, upper: int) -> None:
     """The gBolt binary alone, one thread, on a prepared input file."""
-    out = path.with_name("bare")
-    cmd = [str(find_gbolt()), "-i", str(path), "-o", str(out), "-s", repr(float(sigma)), "-d", "-x", str(upper)]
+    cmd = gbolt_command(find_gbolt(), path, path.with_name("bare"), sigma, upper)
     subprocess.run(cmd, check=True, capture_output=True, env={"OMP_NUM_THREADS": "1"})
 
 
 def _has_gspan_mining() -> bool:
-    try:
-        import gspan_mining  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the peer is installed (it is in the ``bench`` and ``dev`` extras, not a runtime dependency)."""
+    return importlib.util.find_spec("gspan_mining") is not None
 
 
 def bench_dataset(name: str, graphs: list[LabeledGraph], sigma: float, upper: int, repeats: int,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from graphaudit.graphs.dfscode import LabeledGraph, code_text, graph_from_code, min_dfs_code
 
-__all__ = ["GBOLT_MAX_PROJECTION", "GBoltError", "find_gbolt", "mine_gbolt", "read_gbolt_output",
+__all__ = ["GBOLT_MAX_PROJECTION", "GBoltError", "find_gbolt", "gbolt_command", "mine_gbolt", "read_gbolt_output",
            "write_gbolt_input"]
 
 GBOLT_MAX_PROJECTION = 500_000
@@ -103,6 +103,12 @@ def read_gbolt_output(texts: Sequence[str], verify: bool = False) -> dict[str, i
     return dict(sorted(patterns.items()))
 
 
+def gbolt_command(executable: str | os.PathLike, source: Path, target: Path, sigma: float, upper: int) -> list[str]:
+    """gBolt's command line: mine ``source`` into ``target.t<thread>`` files with DFS codes (``-d``)."""
+    cmd = [str(executable), "-i", str(source), "-o", str(target), "-s", repr(float(sigma)), "-d"]
+    return cmd + ["-x", str(int(upper))] if upper > 0 else cmd
+
+
 def mine_gbolt(graphs: Sequence[LabeledGraph], sigma: float = 0.1, upper: int = 8, threads: int = 1,
                executable: str | os.PathLike | None = None, timeout: float | None = None,
                verify: bool = False) -> dict[str, int]:
@@ -116,11 +122,9 @@ def mine_gbolt(graphs: Sequence[LabeledGraph], sigma: float = 0.1, upper: int = 
     with tempfile.TemporaryDirectory(prefix="gbolt-") as tmp:
         source, target = Path(tmp) / "input.txt", Path(tmp) / "output"
         write_gbolt_input(graphs, source)
-        cmd = [str(exe), "-i", str(source), "-o", str(target), "-s", repr(float(sigma)), "-d"]
-        if upper > 0:
-            cmd += ["-x", str(int(upper))]
         env = {**os.environ, "OMP_NUM_THREADS": str(max(1, int(threads)))}
-        done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, check=False)
+        done = subprocess.run(gbolt_command(exe, source, target, sigma, upper), capture_output=True, text=True,
+                              env=env, timeout=timeout, check=False)
         if done.returncode != 0:
             raise GBoltError(f"gBolt exited with {done.returncode}: {done.stderr.strip()[-500:]}")
         outputs = sorted(Path(tmp).glob("output.t*"), key=lambda p: int(p.suffix[2:]))

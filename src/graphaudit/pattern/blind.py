@@ -24,15 +24,18 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-PATTERN_BLOCK = 5
-SIZE_RANGE = (5, 34)
-HOST_SAME, HOST_OTHER, PATTERN_EDGE = 0.5, 0.35, 0.5
+from graphaudit.pattern.generator import PatternLaw
+
+LAW = PatternLaw()  # the release's generator law (notebook v2), which the predictor assumes
+PATTERN_BLOCK = LAW.blocks
+SIZE_RANGE = LAW.host_size  # every block, the pattern's included, is treated as sized U{5..34}
 
 
 def _pattern_blocks() -> np.ndarray:
-    blocks = np.full((6, 6), HOST_OTHER)
-    np.fill_diagonal(blocks, HOST_SAME)
-    blocks[PATTERN_BLOCK, :] = blocks[:, PATTERN_BLOCK] = PATTERN_EDGE
+    blocks = np.full((LAW.blocks + 1, LAW.blocks + 1), LAW.q)
+    np.fill_diagonal(blocks, LAW.p)
+    blocks[PATTERN_BLOCK, :] = blocks[:, PATTERN_BLOCK] = LAW.pattern_host
+    blocks[PATTERN_BLOCK, PATTERN_BLOCK] = LAW.p  # the pattern's internal edges
     blocks.setflags(write=False)
     return blocks
 

@@ -11,11 +11,10 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import igraph as ig
 import numpy as np
 
 from graphaudit.common.atomic import write_npz
-from graphaudit.pattern.graphs import DenseGraphs, pack_graphs
+from graphaudit.pattern.graphs import DenseGraphs, pack_graphs, to_igraph
 
 __all__ = ["LibraryPattern", "automorphisms", "canonical_key", "canonical_labels", "library_from_labels",
            "load_library", "planted_pattern", "reuse_table", "save_library"]
@@ -35,14 +34,9 @@ class LibraryPattern:
         return len(self.features)
 
 
-def _igraph(adj: np.ndarray) -> ig.Graph:
-    rows, cols = np.nonzero(np.triu(adj, 1))
-    return ig.Graph(n=len(adj), edges=list(zip(rows.tolist(), cols.tolist())))
-
-
 def canonical_labels(adj: np.ndarray, features: np.ndarray) -> np.ndarray:
     """BLISS canonical label of every vertex (colours = features): ``labels[i]`` is vertex i's new index."""
-    return np.asarray(_igraph(adj).canonical_permutation(color=[int(c) for c in features]), dtype=np.int64)
+    return np.asarray(to_igraph(adj).canonical_permutation(color=[int(c) for c in features]), dtype=np.int64)
 
 
 def canonical_key(adj: np.ndarray, features: np.ndarray) -> str:
@@ -57,7 +51,7 @@ def canonical_key(adj: np.ndarray, features: np.ndarray) -> str:
 
 def automorphisms(adj: np.ndarray, features: np.ndarray) -> int:
     """Number of feature-preserving automorphisms (BLISS)."""
-    return int(_igraph(adj).count_automorphisms(color=[int(c) for c in features]))
+    return int(to_igraph(adj).count_automorphisms(color=[int(c) for c in features]))
 
 
 def planted_pattern(adj: np.ndarray, features: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -10,11 +10,10 @@ import pandas as pd
 from sklearn.cluster import SpectralClustering
 
 from graphaudit.pattern.canon import canonical_labels
+from graphaudit.pattern.scoring import PATTERN_BLIND
 from graphaudit.report.figures import pyplot, save_figure
 
 HOST_GROUPS = 5
-
-PATTERN_BLIND = "Pattern-blind predictor"
 
 
 def figure2(published: list[dict], official: pd.DataFrame, png: str | os.PathLike[str]) -> None:

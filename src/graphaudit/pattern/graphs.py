@@ -11,11 +11,18 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import igraph as ig
 import numpy as np
 
 from graphaudit.common.atomic import write_npz
 
-__all__ = ["DenseGraphs", "Truth", "pack_graphs"]
+__all__ = ["DenseGraphs", "Truth", "pack_graphs", "to_igraph"]
+
+
+def to_igraph(adj: np.ndarray) -> ig.Graph:
+    """An undirected igraph graph of a symmetric 0/1 adjacency matrix (vertex i = row i)."""
+    rows, cols = np.nonzero(np.triu(adj, 1))
+    return ig.Graph(n=len(adj), edges=np.column_stack([rows, cols]).tolist())
 
 
 def _pack(adj: np.ndarray) -> np.ndarray:

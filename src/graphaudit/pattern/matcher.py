@@ -41,18 +41,21 @@ import igraph as ig
 import numba
 import numpy as np
 
-from graphaudit.pattern.blind import HOST_OTHER, HOST_SAME, mean_field
+from graphaudit.pattern.blind import mean_field
 from graphaudit.pattern.canon import LibraryPattern
+from graphaudit.pattern.generator import PatternLaw
+from graphaudit.pattern.graphs import to_igraph
 
 __all__ = ["Candidate", "Match", "MatchResult", "bitsets", "decide_match", "distinct_node_sets",
            "enumerate_small_copies", "find_large_copy", "fit_host", "has_copy", "host_block_matrix", "host_size_law",
-           "largest_first", "largest_match", "match_graph", "score_copy", "shortlist"]
+           "largest_first", "largest_match", "match_both", "match_graph", "score_copy", "shortlist"]
 
 log = logging.getLogger(__name__)
 
 LARGE_MIN = 14          # patterns of this size or more are searched in the whole graph
-FEATURE_VALUES = 3      # c
-PATTERN_HOST_P = 0.5    # q: probability of each pattern-host pair
+LAW = PatternLaw()      # the release's generator law (notebook v2), which Eq. (2) assumes
+FEATURE_VALUES = LAW.features        # c
+PATTERN_HOST_P = LAW.pattern_host    # q: probability of each pattern-host pair
 COPY_CAP = 200_000      # distinct copies kept per small pattern
 
 
@@ -92,7 +95,7 @@ def shortlist(posterior: np.ndarray, size: int) -> np.ndarray:
     return np.sort(order[:size])
 
 
-def host_size_law(blocks: int = 5, low: int = 5, high: int = 34) -> np.ndarray:
+def host_size_law(blocks: int = LAW.blocks, low: int = LAW.host_size[0], high: int = LAW.host_size[1]) -> np.ndarray:
     """P(host size = N) for N = 0..blocks*high: the sum of ``blocks`` iid U{low..high}, by convolution."""
     one = np.zeros(high + 1)
     one[low:] = 1.0 / (high - low + 1)
@@ -102,7 +105,7 @@ def host_size_law(blocks: int = 5, low: int = 5, high: int = 34) -> np.ndarray:
     return law
 
 
-def host_block_matrix(blocks: int = 5, within: float = HOST_SAME, across: float = HOST_OTHER) -> np.ndarray:
+def host_block_matrix(blocks: int = LAW.blocks, within: float = LAW.p, across: float = LAW.q) -> np.ndarray:
     """The host SBM's edge probabilities between blocks."""
     return np.full((blocks, blocks), across) + (within - across) * np.eye(blocks)
 
@@ -110,11 +113,6 @@ def host_block_matrix(blocks: int = 5, within: float = HOST_SAME, across: float 
 def fit_host(adj: np.ndarray, rng: np.random.Generator, restarts: int = 8, iterations: int = 200) -> np.ndarray:
     """Soft host-block memberships (N x 5) of all N nodes from a host-only mean-field fit: p_H's input."""
     return mean_field(adj, host_block_matrix(), rng, restarts=restarts, iterations=iterations).resp
-
-
-def _igraph(adj: np.ndarray) -> ig.Graph:
-    rows, cols = np.nonzero(np.triu(adj, 1))
-    return ig.Graph(n=len(adj), edges=np.column_stack([rows, cols]).tolist())
 
 
 def _domains(features: np.ndarray, degrees: np.ndarray, pattern: LibraryPattern) -> np.ndarray:
@@ -207,7 +205,7 @@ class _Target:
 
 
 def _target(adj: np.ndarray, features: np.ndarray) -> _Target:
-    return _Target(_igraph(adj), bitsets(adj > 0), features, adj.sum(axis=1))
+    return _Target(to_igraph(adj), bitsets(adj > 0), features, adj.sum(axis=1))
 
 
 def _lad_domains(target: _Target, pattern: LibraryPattern) -> list[list[int]] | None:
@@ -223,7 +221,7 @@ def _first_copy(target: _Target, pattern: LibraryPattern) -> np.ndarray | None:
     domains = _lad_domains(target, pattern)
     if domains is None:
         return None
-    found, mapping = target.graph.subisomorphic_lad(_igraph(pattern.adj), domains=domains, induced=True,
+    found, mapping = target.graph.subisomorphic_lad(to_igraph(pattern.adj), domains=domains, induced=True,
                                                     return_mapping=True)[:2]
     return np.asarray(mapping, dtype=np.int64) if found else None
 
@@ -233,7 +231,7 @@ def _all_copies(target: _Target, pattern: LibraryPattern) -> np.ndarray:
     domains = _lad_domains(target, pattern)
     if domains is None:
         return np.zeros((0, pattern.size), dtype=np.int64)
-    mappings = target.graph.get_subisomorphisms_lad(_igraph(pattern.adj), domains=domains, induced=True)
+    mappings = target.graph.get_subisomorphisms_lad(to_igraph(pattern.adj), domains=domains, induced=True)
     return np.asarray(mappings, dtype=np.int64).reshape(-1, pattern.size)
 
 
@@ -357,7 +355,22 @@ def match_graph(adj: np.ndarray, features: np.ndarray, library: Sequence[Library
 def largest_match(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern],
                   shortlist: np.ndarray) -> MatchResult:
     """The largest-match rule: the first copy of the largest pattern that has one (small ones: in the shortlist)."""
+    return _largest_rule(adj, features, library, shortlist, find_large_copy(adj, features, library))
+
+
+def match_both(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], shortlist: np.ndarray,
+               resp_host: np.ndarray, law: np.ndarray) -> tuple[MatchResult, MatchResult]:
+    """:func:`match_graph` and :func:`largest_match` of one graph, sharing their large-pattern search."""
     large = find_large_copy(adj, features, library)
+    candidates = [] if large is not None else enumerate_small_copies(adj, features, library, shortlist)
+    return (decide_match(adj, library, large, candidates, resp_host, law),
+            _largest_rule(adj, features, library, shortlist, large))
+
+
+def _largest_rule(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], shortlist: np.ndarray,
+                  large: Match | None) -> MatchResult:
+    """The largest-match rule given the large search's outcome: its copy, else the largest small pattern with a
+    copy in the shortlist."""
     if large is not None:
         return MatchResult(_labels(len(adj), large.mapping), large.pattern, "large", 1)
     shortlist = np.asarray(shortlist, dtype=np.int64)

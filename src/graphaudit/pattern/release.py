@@ -12,12 +12,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from graphaudit.data.graphset import GraphSet
+from graphaudit.data.readers_external import SPLIT_NAMES
 from graphaudit.pattern.canon import LibraryPattern, canonical_key, planted_pattern
 from graphaudit.pattern.graphs import DenseGraphs, Truth, pack_graphs
 
 __all__ = ["release_splits", "release_truth"]
 
-SPLIT_CODES = {"train": 0, "val": 1, "test": 2}  # graph_labels of the benchmarking-gnns reader
+SPLIT_CODES = {split: code for code, split in enumerate(SPLIT_NAMES)}  # graph_labels of the reader
 
 
 def _dense(gs: GraphSet, g: int) -> np.ndarray:

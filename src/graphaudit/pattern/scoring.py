@@ -6,15 +6,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from graphaudit.common.atomic import write_npz
 from graphaudit.pattern.graphs import DenseGraphs
 from graphaudit.stats.classification import (batch_mean, class_weighted_accuracy, confusion_counts, graph_bootstrap,
                                              paired_difference, percentile_interval, plain_accuracy)
 from graphaudit.stats.metrics import auroc
 
-__all__ = ["check_graphs", "counts_for", "evaluated_graphs", "n_check_shards", "n_shards", "read_shards",
-           "recovery_kind", "recovery_rows", "score_row"]
+__all__ = ["PATTERN_BLIND", "check_graphs", "counts_for", "evaluated_graphs", "n_check_shards", "n_shards",
+           "read_shards", "recovery_kind", "recovery_rows", "score_row", "shard_of", "write_shard"]
 
 OFFICIAL = {"test": "test", "val": "val"}
+PATTERN_BLIND = "Pattern-blind predictor"  # the reference row of Table 3's differences and Figure 2's band
 
 
 def evaluated_graphs(set_name: str, cfg: dict) -> list[int]:
@@ -31,8 +33,18 @@ def evaluated_graphs(set_name: str, cfg: dict) -> list[int]:
     return list(range(int(cfg["sets"][set_name])))
 
 
+def shard_of(order: Sequence[int], shard: int, cfg: dict) -> list[int]:
+    """The graphs of shard ``shard``: positions ``shard * shard_size`` onwards of ``order``."""
+    size = int(cfg["shard_size"])
+    return list(order[shard * size:(shard + 1) * size])
+
+
+def _shard_count(order: Sequence[int], cfg: dict) -> int:
+    return -(-len(order) // int(cfg["shard_size"]))
+
+
 def n_shards(set_name: str, cfg: dict) -> int:
-    return -(-len(evaluated_graphs(set_name, cfg)) // int(cfg["shard_size"]))
+    return _shard_count(evaluated_graphs(set_name, cfg), cfg)
 
 
 def check_graphs(cfg: dict) -> list[int]:
@@ -42,7 +54,17 @@ def check_graphs(cfg: dict) -> list[int]:
 
 
 def n_check_shards(cfg: dict) -> int:
-    return -(-len(check_graphs(cfg)) // int(cfg["shard_size"]))
+    return _shard_count(check_graphs(cfg), cfg)
+
+
+def write_shard(path: str, graphs: Sequence[int], per_node: dict[str, list[np.ndarray]],
+                per_graph: dict[str, np.ndarray] | None = None) -> None:
+    """One shard's results: the graph indices, ``node_ptr``, every per-node field concatenated along its last axis
+    (graph by graph, in ``graphs`` order) and the per-graph fields; :func:`read_shards` reads it back."""
+    sizes = [values.shape[-1] for values in next(iter(per_node.values()))] if per_node else []
+    nodes = {name: np.concatenate(values, axis=-1) if values else np.zeros(0) for name, values in per_node.items()}
+    write_npz(path, graph=np.asarray(graphs, dtype=np.int64),
+              node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), **nodes, **(per_graph or {}))
 
 
 def read_shards(paths: Sequence[str], field: str) -> dict[int, np.ndarray]:

@@ -8,7 +8,6 @@ import time
 import numpy as np
 import pandas as pd
 
-from graphaudit.common.atomic import write_npz
 from graphaudit.common.progress import track
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for, stable_seed
@@ -88,10 +87,14 @@ def generator_checks(ctx: RuleContext) -> None:
 
 
 def shard_graphs(ctx: RuleContext) -> list[int]:
-    """The graphs of this shard: positions ``shard * size ...`` of the set's evaluated graphs."""
-    order = scoring.evaluated_graphs(ctx.wildcards["set"], ctx.params["pattern"])
-    size, shard = int(ctx.params["pattern"]["shard_size"]), int(ctx.wildcards["shard"])
-    return order[shard * size:(shard + 1) * size]
+    """The graphs of this shard of the set's evaluated graphs."""
+    cfg = ctx.params["pattern"]
+    return scoring.shard_of(scoring.evaluated_graphs(ctx.wildcards["set"], cfg), int(ctx.wildcards["shard"]), cfg)
+
+
+def _blind_seed(cfg: dict, set_name: str, variant: str, g: int) -> int:
+    """The seed of a graph's pattern-blind run; the start checks reuse it so their usual chain is that run."""
+    return stable_seed("pattern", "blind", cfg["seed"], set_name, variant, g)
 
 
 def blind(ctx: RuleContext) -> None:
@@ -103,20 +106,15 @@ def blind(ctx: RuleContext) -> None:
     chosen = shard_graphs(ctx)
     for g in track(chosen, f"pattern-blind {variant} {set_name}"):
         result = pattern_blind_posterior(
-            graphs.adjacency(g), stable_seed("pattern", "blind", cfg["seed"], set_name, variant, g),
+            graphs.adjacency(g), _blind_seed(cfg, set_name, variant, g),
             size_prior=variant == "prior", sweeps=int(settings["sweeps"]), burn_in=int(settings["burn_in"]),
             restarts=int(cfg["blind"]["restarts"]), iterations=int(cfg["blind"]["iterations"]))
         posteriors.append(result.posterior)
         in_range.append(result.start_in_range)
         entered.append(result.entered_range)
-    sizes = [len(p) for p in posteriors]
-    write_npz(ctx.output["posterior"], graph=np.asarray(chosen, dtype=np.int64),
-              node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-              posterior=np.concatenate(posteriors) if posteriors else np.zeros(0),
-              start_in_range=np.asarray(in_range, dtype=bool), entered_range=np.asarray(entered, dtype=np.int64))
-
-
-PATTERN_BLIND = "Pattern-blind predictor"
+    scoring.write_shard(ctx.output["posterior"], chosen, {"posterior": posteriors},
+                        {"start_in_range": np.asarray(in_range, dtype=bool),
+                         "entered_range": np.asarray(entered, dtype=np.int64)})
 
 
 def _set_predictions(ctx: RuleContext, set_name: str, threshold: float) -> dict[str, dict[int, np.ndarray]]:
@@ -127,7 +125,7 @@ def _set_predictions(ctx: RuleContext, set_name: str, threshold: float) -> dict[
     return {
         "Likelihood matcher": scoring.read_shards(shards, "likelihood"),
         "Largest-match rule": scoring.read_shards(shards, "largest"),
-        PATTERN_BLIND: {g: threshold_predictions(p, threshold) for g, p in prior.items()},
+        scoring.PATTERN_BLIND: {g: threshold_predictions(p, threshold) for g, p in prior.items()},
         "Pattern-blind, no size prior": {g: threshold_predictions(p, threshold) for g, p in noprior.items()},
         "Pattern-blind, threshold 1/2": {g: threshold_predictions(p, 0.5) for g, p in prior.items()},
     }
@@ -183,8 +181,8 @@ def tables(ctx: RuleContext) -> None:
         for name, c in counts.items():
             row = {"predictor": name, "set": SET_NAMES[set_name], "graphs": len(order),
                    **scoring.score_row(c, weights, int(cfg["batch"]))}
-            if name != PATTERN_BLIND:
-                row.update(scoring.difference_row(c, counts[PATTERN_BLIND], weights))
+            if name != scoring.PATTERN_BLIND:
+                row.update(scoring.difference_row(c, counts[scoring.PATTERN_BLIND], weights))
             rows3.append(row)
         recovery, diagnostics = _matcher_rows(ctx, set_name, graphs, order)
         rows7 += recovery
@@ -252,25 +250,20 @@ def match(ctx: RuleContext) -> None:
         short = matcher.shortlist(noprior[g], int(cfg["matcher"]["shortlist"]))
         resp = matcher.fit_host(adj, rng_for("pattern", "host_fit", cfg["seed"], set_name, g),
                                 int(cfg["blind"]["restarts"]), int(cfg["blind"]["iterations"]))
-        best = matcher.match_graph(adj, features, patterns, short, resp, law)
-        rule = matcher.largest_match(adj, features, patterns, short)
+        best, rule = matcher.match_both(adj, features, patterns, short, resp, law)
         for name, value in (("likelihood", best.labels), ("largest", rule.labels), ("kind", best.kind),
                             ("kind_largest", rule.kind), ("pattern", best.pattern),
                             ("pattern_largest", rule.pattern), ("n_candidates", best.n_candidates)):
             fields[name].append(value)
     log.info("%s shard %s: %d graphs, %.1f CPU s", set_name, ctx.wildcards["shard"], len(chosen),
              time.process_time() - start)
-    sizes = [len(labels) for labels in fields["likelihood"]]
-    empty = np.zeros(0, np.uint8)
-    write_npz(ctx.output["predictions"], graph=np.asarray(chosen, dtype=np.int64),
-              node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-              likelihood=np.concatenate(fields["likelihood"]) if sizes else empty,
-              largest=np.concatenate(fields["largest"]) if sizes else empty,
-              kind=np.array(fields["kind"], dtype=np.str_),
-              kind_largest=np.array(fields["kind_largest"], dtype=np.str_),
-              pattern=np.asarray(fields["pattern"], dtype=np.int64),
-              pattern_largest=np.asarray(fields["pattern_largest"], dtype=np.int64),
-              n_candidates=np.asarray(fields["n_candidates"], dtype=np.int64))
+    scoring.write_shard(ctx.output["predictions"], chosen,
+                        {"likelihood": fields["likelihood"], "largest": fields["largest"]},
+                        {"kind": np.array(fields["kind"], dtype=np.str_),
+                         "kind_largest": np.array(fields["kind_largest"], dtype=np.str_),
+                         "pattern": np.asarray(fields["pattern"], dtype=np.int64),
+                         "pattern_largest": np.asarray(fields["pattern_largest"], dtype=np.int64),
+                         "n_candidates": np.asarray(fields["n_candidates"], dtype=np.int64)})
 
 
 def blind_checks(ctx: RuleContext) -> None:
@@ -278,25 +271,21 @@ def blind_checks(ctx: RuleContext) -> None:
     variants) and extra random-start chains (size prior)."""
     cfg, checks_cfg = ctx.params["pattern"], ctx.params["pattern"]["blind"]["checks"]
     graphs = DenseGraphs.load(ctx.input["graphs"])
-    size, shard = int(cfg["shard_size"]), int(ctx.wildcards["shard"])
-    chosen = scoring.check_graphs(cfg)[shard * size:(shard + 1) * size]
+    chosen = scoring.shard_of(scoring.check_graphs(cfg), int(ctx.wildcards["shard"]), cfg)
     out: dict[str, list[np.ndarray]] = {k: [] for k in ("prior_usual", "prior_planted", "prior_random",
                                                         "noprior_usual", "noprior_planted")}
     for g in track(chosen, "pattern-blind start checks"):
         adj, labels = graphs.adjacency(g), graphs.labels(g)
         for variant, chains in (("prior", int(checks_cfg["random_chains"])), ("noprior", 0)):
             settings = cfg["blind"][variant]
-            result = start_checks(adj, labels, stable_seed("pattern", "blind", cfg["seed"], "test", variant, g),
+            result = start_checks(adj, labels, _blind_seed(cfg, "test", variant, g),
                                   variant == "prior", int(settings["sweeps"]), int(settings["burn_in"]),
                                   int(cfg["blind"]["restarts"]), int(cfg["blind"]["iterations"]), chains)
             out[f"{variant}_usual"].append(result["usual"])
             out[f"{variant}_planted"].append(result["planted"])
             if chains:
                 out["prior_random"].append(result["random"])
-    sizes = [len(p) for p in out["prior_usual"]]
-    arrays = {k: np.concatenate(v, axis=-1) if v else np.zeros(0) for k, v in out.items()}
-    write_npz(ctx.output["chains"], graph=np.asarray(chosen, dtype=np.int64),
-              node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), **arrays)
+    scoring.write_shard(ctx.output["chains"], chosen, out)
 
 
 def blind_checks_table(ctx: RuleContext) -> None:
