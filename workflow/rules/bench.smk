@@ -78,6 +78,21 @@ rule bench_pattern_matcher:
         RUN
 
 
+rule bench_cluster_gibbs:
+    input:
+        graphs="data/generated/cluster/test.npz",
+    output:
+        table="results/bench/cluster_gibbs.csv",
+    params:
+        entry="graphaudit.bench.cluster_gibbs:bench_cluster_gibbs",
+        **config["bench"]["cluster_gibbs"],
+    log:
+        "logs/bench/cluster_gibbs.log",
+    threads: 1
+    script:
+        RUN
+
+
 rule bench:
     input:
         rules.bench_tu_reader.output,
@@ -85,3 +100,4 @@ rule bench:
         rules.bench_mining.output,
         rules.bench_pattern_gibbs.output,
         rules.bench_pattern_matcher.output,
+        rules.bench_cluster_gibbs.output,

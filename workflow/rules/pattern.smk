@@ -225,9 +225,13 @@ rule pattern_matcher:
         rules.pattern_blind_checks_table.output,
 
 
+include: "pattern_baselines.smk"
+
+
 rule pattern:
     input:
         rules.pattern_matcher.input,
+        rules.pattern_baselines.input,
 
 
 STUDY_TARGETS["pattern"] = list(rules.pattern.input)

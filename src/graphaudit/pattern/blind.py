@@ -144,10 +144,10 @@ def elbo(adj: np.ndarray, blocks: np.ndarray, resp: np.ndarray) -> float:
 
 @numba.njit(cache=True)
 def _coordinate_ascent(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.ndarray, log_1mb: np.ndarray,
-                       resp: np.ndarray, iterations: int, tol: float) -> None:
+                       resp: np.ndarray, free: np.ndarray, iterations: int, tol: float) -> None:
     """Update ``resp`` in place, one node at a time (each update uses the others' current memberships, so
-    the ELBO never decreases; all-nodes-at-once updates can oscillate). Stops when no entry moved by more
-    than ``tol`` in an iteration."""
+    the ELBO never decreases; all-nodes-at-once updates can oscillate); rows with ``free[v]`` False are
+    held fixed. Stops when no entry moved by more than ``tol`` in an iteration."""
     n, k = resp.shape
     near = np.empty(k)
     logit = np.empty(k)
@@ -155,6 +155,8 @@ def _coordinate_ascent(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.nda
         column = resp.sum(axis=0)  # kept up to date below; recomputed so rounding cannot drift
         change = 0.0
         for v in range(n):
+            if not free[v]:
+                continue
             near[:] = 0.0
             for i in range(indptr[v], indptr[v + 1]):
                 for b in range(k):
@@ -178,17 +180,35 @@ def _coordinate_ascent(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.nda
             return
 
 
+def _check_clamp(clamp: np.ndarray | None, n: int, k: int) -> np.ndarray:
+    """``clamp`` as int64 (N,), -1 for free nodes; all free when None."""
+    if clamp is None:
+        return np.full(n, -1, dtype=np.int64)
+    clamp = np.asarray(clamp)
+    if clamp.shape != (n,) or clamp.min(initial=-1) < -1 or clamp.max(initial=-1) >= k:
+        raise ValueError(f"clamp must hold {n} entries, each a block index in 0..{k - 1} or -1 (free)")
+    return clamp.astype(np.int64)
+
+
 def mean_field(adj: np.ndarray, blocks: np.ndarray, rng: np.random.Generator, restarts: int = 8,
-               iterations: int = 200, tol: float = 1e-6) -> MeanField:
+               iterations: int = 200, tol: float = 1e-6, clamp: np.ndarray | None = None) -> MeanField:
     """Fit soft block memberships by coordinate ascent from ``restarts`` Dirichlet(1) starts; keep the
-    restart with the highest :func:`elbo` (first on ties). Works for any symmetric K x K block matrix."""
+    restart with the highest :func:`elbo` (first on ties). Works for any symmetric K x K block matrix.
+
+    ``clamp`` (N,) pins node v to block ``clamp[v]`` (a one-hot row that is never updated; -1 = free), e.g.
+    CLUSTER's revealed nodes. Every restart still draws a Dirichlet row for every node, so a fit without
+    clamped nodes consumes ``rng`` exactly as before.
+    """
     adj = as_adjacency(adj)
     log_b, log_1mb = log_blocks(blocks)
+    clamp = _check_clamp(clamp, adj.shape[0], len(log_b))
+    fixed = np.flatnonzero(clamp >= 0)
     indptr, neighbours = csr(adj)
     fits, objectives = [], np.empty(restarts)
     for restart in range(restarts):
         resp = rng.dirichlet(np.ones(len(log_b)), size=adj.shape[0])
-        _coordinate_ascent(indptr, neighbours, log_b, log_1mb, resp, iterations, tol)
+        resp[fixed] = np.eye(len(log_b))[clamp[fixed]]
+        _coordinate_ascent(indptr, neighbours, log_b, log_1mb, resp, clamp < 0, iterations, tol)
         fits.append(resp)
         objectives[restart] = elbo(adj, blocks, resp)
     best = int(np.argmax(objectives))
