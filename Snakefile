@@ -16,6 +16,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/pattern.smk"
 include: "workflow/rules/glad.smk"
 include: "workflow/rules/graphlm.smk"
+include: "workflow/rules/llmpattern.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/bench.smk"
 

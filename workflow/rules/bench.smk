@@ -93,6 +93,35 @@ rule bench_cluster_gibbs:
         RUN
 
 
+rule bench_strip_sampler:
+    input:
+        board="data/generated/minesweeper/board.npz",
+    output:
+        table="results/bench/strip_sampler.csv",
+    params:
+        entry="graphaudit.bench.strip_sampler:bench_strip_sampler",
+        **config["bench"]["strip_sampler"],
+    log:
+        "logs/bench/strip_sampler.log",
+    threads: 1
+    script:
+        RUN
+
+
+rule bench_llm_occurrence:
+    output:
+        table="results/bench/llm_occurrence.csv",
+    params:
+        entry="graphaudit.bench.llm_occurrence:bench_llm_occurrence",
+        seed=config["seed"],
+        **config["bench"]["llm_occurrence"],
+    log:
+        "logs/bench/llm_occurrence.log",
+    threads: 1
+    script:
+        RUN
+
+
 rule bench:
     input:
         rules.bench_tu_reader.output,
@@ -101,3 +130,5 @@ rule bench:
         rules.bench_pattern_gibbs.output,
         rules.bench_pattern_matcher.output,
         rules.bench_cluster_gibbs.output,
+        rules.bench_strip_sampler.output,
+        rules.bench_llm_occurrence.output,

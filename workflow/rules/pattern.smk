@@ -11,7 +11,8 @@ PATTERN_SET_FILE = {"test": "official_test", "val": "official_val", "fresh": "fr
 # Each rule gets only the settings it reads, so changing one (say, bootstrap replicates) reruns only what depends on it.
 PATTERN_SELECT = {k: PATTERN[k] for k in ("seed", "n_patterns", "per_pattern", "evaluate", "sets", "shard_size")}
 PATTERN_CHAINS = {k: PATTERN["blind"][k] for k in ("restarts", "iterations", "prior", "noprior")}
-PATTERN_PUBLISHED = yaml.safe_load(Path(PATTERN["published"]).read_text(encoding="utf-8"))["published"]
+PATTERN_QUOTED = yaml.safe_load(Path(PATTERN["published"]).read_text(encoding="utf-8"))
+PATTERN_PUBLISHED = PATTERN_QUOTED["published"]
 
 
 def pattern_shards(set_name, kind):

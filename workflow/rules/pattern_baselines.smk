@@ -1,9 +1,14 @@
 # pattern study (paper 000), part 2: generator baselines for CLUSTER and Minesweeper (Table 4, Table 15).
 import graphaudit.pattern.cluster_tasks as cluster_tasks
+import graphaudit.pattern.minesweeper_tasks as ms_tasks
 
 CLUSTER = {**config["pattern"]["cluster"], "seed": config["seed"]}
 CLUSTER_VARIANTS = list(CLUSTER["variants"])
 CLUSTER_OUT = f"{PATTERN_OUT}/cluster"
+MINESWEEPER = {**config["pattern"]["minesweeper"], "seed": config["seed"]}
+MS_OUT = f"{PATTERN_OUT}/minesweeper"
+MS_STRIP = MINESWEEPER["strip"]
+MS_LAST_PART = ms_tasks.strip_parts(MS_STRIP) - 1
 
 
 def cluster_shards(variant):
@@ -63,6 +68,118 @@ rule cluster_score:
         RUN
 
 
+
+rule ms_board:
+    input:
+        # the released board (registry entry minesweeper: download or mirror) when pattern.minesweeper.source is official
+        **({"source": "data/raw/minesweeper/SOURCE.json"} if MINESWEEPER["source"] == "official" else {}),
+    output:
+        board="data/generated/minesweeper/board.npz",
+    params:
+        entry="graphaudit.pattern.minesweeper_tasks:ms_board",
+        minesweeper={k: MINESWEEPER[k] for k in ("seed", "source")},
+    log:
+        "logs/pattern/ms_board.log",
+    script:
+        RUN
+
+
+rule ms_bp:
+    input:
+        board=rules.ms_board.output.board,
+    output:
+        marginals=f"{MS_OUT}/bp_{{information}}.npz",
+    wildcard_constraints:
+        information="features|labels",
+    params:
+        entry="graphaudit.pattern.minesweeper_tasks:ms_bp",
+        bp=MINESWEEPER["bp"],
+    log:
+        "logs/pattern/ms_bp_{information}.log",
+    benchmark:
+        "benchmarks/pattern/ms_bp_{information}.tsv"
+    script:
+        RUN
+
+
+rule ms_selftest:
+    output:
+        checks=f"{MS_OUT}/self_tests.json",
+    params:
+        entry="graphaudit.pattern.minesweeper_tasks:ms_selftest",
+        seed=config["seed"],
+    log:
+        "logs/pattern/ms_selftest.log",
+    script:
+        RUN
+
+
+rule ms_strip:
+    input:
+        board=rules.ms_board.output.board,
+        checks=rules.ms_selftest.output.checks,
+        previous=lambda w: [] if int(w.part) == 0 else f"{MS_OUT}/strip/chain{w.seed}/part{int(w.part) - 1}.npz",
+    output:
+        state=f"{MS_OUT}/strip/chain{{seed}}/part{{part}}.npz",
+    wildcard_constraints:
+        seed=r"\d+",
+        part=r"\d+",
+    params:
+        entry="graphaudit.pattern.minesweeper_tasks:ms_strip",
+        strip=MS_STRIP,
+    log:
+        "logs/pattern/ms_strip_{seed}_{part}.log",
+    benchmark:
+        "benchmarks/pattern/ms_strip_{seed}_{part}.tsv"
+    script:
+        RUN
+
+
+rule ms_score:
+    input:
+        board=rules.ms_board.output.board,
+        bp_features=f"{MS_OUT}/bp_features.npz",
+        bp_labels=f"{MS_OUT}/bp_labels.npz",
+        checks=rules.ms_selftest.output.checks,
+        chains=[f"{MS_OUT}/strip/chain{s}/part{MS_LAST_PART}.npz" for s in MS_STRIP["seeds"]],
+    output:
+        table=f"{PATTERN_OUT}/tables/minesweeper.csv",
+        table15=f"{PATTERN_OUT}/tables/table15.csv",
+    params:
+        entry="graphaudit.pattern.minesweeper_tasks:ms_score",
+    log:
+        "logs/pattern/ms_score.log",
+    script:
+        RUN
+
+
+rule pattern_table4:
+    input:
+        cluster=rules.cluster_score.output.table,
+        minesweeper=rules.ms_score.output.table,
+    output:
+        table=f"{PATTERN_OUT}/tables/table4.csv",
+    params:
+        entry="graphaudit.pattern.table4:table4",
+        published=PATTERN_QUOTED["table4"],
+    log:
+        "logs/pattern/table4.log",
+    script:
+        RUN
+
+
+rule table4_pattern:
+    input:
+        rules.pattern_table4.output.table,
+
+
+rule table15_pattern:
+    input:
+        rules.ms_score.output.table15,
+
+
 rule pattern_baselines:
     input:
+        rules.pattern_table4.output,
         rules.cluster_score.output,
+        rules.ms_score.output,

@@ -1,0 +1,563 @@
+"""Answer parsers: free model text -> the structured answer a scorer needs, in two modes (spec §3.5, §4.9).
+
+``repo`` re-implements the authors' extraction literally, quirks included: the last (detection, modification,
+discriminative) or first (3-core, real-world) bracketed group, sorted tuples, the detection fallbacks (lines
+with "connected", bold "**nodes a, b, c** ... forms a X"), the house regex that needs ",," before the fifth
+number (``emulate_house_bug``, on by default), the isomorphic-mapping regex zoo where later pairs overwrite
+earlier ones, the frequent-subgraph keyword shortcut (a keyword *and* a "pattern #k" mention, as the
+repository's ``text_ex`` requires; lowercasing first, so ``(Node a, Node b)`` edges are lost there), the
+discriminative parser's ``clean()``, which drops every edge listed more than once, and the classification
+rule "anything without 'it should be in type 1' is Type 2". Where the repository would crash (a number
+too long for ``int``, a mixed tuple like ``(a, 1)`` in translation, a mapping match with one number), the
+offending match is skipped instead.
+
+``clean`` reads the answer the prompt asked for: the list after the last answer phrase (or the last list
+holding answer items), ASCII integers, any tuple width (a normal house 5-tuple), no sentence heuristics, the
+last verdict or type phrase, mapping pairs restricted to G1 -> G2 node ids.
+
+No parser raises on any string. :class:`Parsed` carries the value and ``unparsed``: True when the text holds
+no answer the mode can read (an explicit empty list, ``[]``, is an answer). Scorers count unparsed answers
+and treat them as the mode prescribes. Values per item task:
+
+==================  =========================================================================================
+translation         edge list (nodes are ints, or names in repo mode)
+modification        edge list
+detection           sorted list of node tuples (sorted within)
+isomorphism         ``{G1 node: G2 node}``
+kcore               node list (repo: with repeats, as the first list gave them; clean: sorted, distinct)
+frequent            ``{"keyword": bool, "patterns": [edge list, ...]}``
+discriminative      edge list
+ba2motif            type number (1, 2), ``None`` when unparsed (repo: never None)
+molecule            1 (exists) or 0, ``None`` when unparsed
+realworld_turn      ``{"edges": [...], "atoms": {node: symbol} | None}``
+realworld_graph     type number, ``None`` when unparsed
+==================  =========================================================================================
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+from networkx.algorithms import isomorphism
+
+from graphaudit.llmpattern.datasets import Item, graph_nodes
+from graphaudit.llmpattern.patterns import get_pattern
+
+__all__ = ["MAX_DIGITS", "MODES", "Parsed", "mentions_degree", "parse_answer", "repo_isomorphic"]
+
+MODES: tuple[str, ...] = ("repo", "clean")
+MAX_DIGITS = 18  # longer numbers are no node id (and Python refuses int() beyond 4300 digits)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed answer: the structured ``value`` (module table), whether nothing could be read, and whether
+    the response was the empty string (the repository drops those from translation scores)."""
+
+    task: str
+    mode: str
+    value: Any
+    unparsed: bool
+    empty_text: bool = False
+
+
+def _int(digits: str) -> int | None:
+    return int(digits) if len(digits) <= MAX_DIGITS else None
+
+
+def _ints(groups: Iterable[str]) -> tuple[int, ...] | None:
+    values = tuple(_int(g) for g in groups)
+    return None if None in values else values  # type: ignore[return-value]
+
+
+def _unique(values: Iterable[Any]) -> list[Any]:
+    return list(dict.fromkeys(values))
+
+
+def mentions_degree(text: str) -> bool:
+    """The repository's Fig. 2 filter: a mapping answer that mentions "degree" (degree-counting proxy)."""
+    return isinstance(text, str) and "degree" in text.lower()
+
+
+# ---- repo: shared pieces -----------------------------------------------------------------------------
+_REPO_GROUP = re.compile(r"\[([^\[\]]+(?:\[[^\[\]]+\][^\[\]]*)*)\]")
+_REPO_PAIR_FORMS = [re.compile(p) for p in (
+    r"\(\d+, \d+\)", r"\(\d+,\d+\)", r"\(Node \d+, Node \d+\)", r"\[\d+, \d+\]", r"\(N\d+, N\d+\)",
+    r"\(N_\d+, N_\d+\)", r"\(N_\d+, N_\{\d+\}\)", r"\(N_\{\d+\}, N_\{\d+\}\)", r"\(\w, \w\)")]
+_DIGITS = re.compile(r"\d+")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _repo_pairs(text: str) -> list[tuple[Any, Any]]:
+    """The repository's ``extract_text_edge``: every form scanned over the whole text, in form order; two
+    numbers give an int edge, otherwise the two word characters give a named edge."""
+    edges: list[tuple[Any, Any]] = []
+    for form in _REPO_PAIR_FORMS:
+        for found in form.findall(text):
+            numbers = _DIGITS.findall(found)
+            if len(numbers) == 2:
+                pair = _ints(numbers)
+                if pair is not None:
+                    edges.append(pair)
+            else:
+                chars = _WORD_CHAR.findall(found)
+                edges.append((chars[0], chars[1]))
+    return edges
+
+
+def _repo_last_group(text: str) -> str:
+    groups = _REPO_GROUP.findall(text)
+    return groups[-1] if groups else text
+
+
+def _repo_translation(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    edges = _repo_pairs(text)
+    return edges, not edges
+
+
+def _repo_modification(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    edges = _repo_pairs(_repo_last_group(text))
+    return edges, not edges and not _EMPTY_LIST.search(text)
+
+
+# ---- repo: detection ---------------------------------------------------------------------------------
+_NODE_REF = r"(?:\\?(?:Node\s+|#))?(\d+)"
+
+
+def _repo_tuple_regex(k: int, house_bug: bool) -> re.Pattern[str]:
+    separators = [r"\s*,\s*"] * (k - 1)
+    if k == 5 and house_bug:
+        separators[-1] = r"\s*,,\s*"
+    body = _NODE_REF + "".join(sep + _NODE_REF for sep in separators)
+    return re.compile(r"\*{0,2}\\?\(?\\?\(\s*" + body + r"\s*\\?\)\\?\)?\*{0,2}")
+
+
+_REPO_TUPLES = {(k, bug): _repo_tuple_regex(k, bug) for k in (3, 4, 5) for bug in (False, True) if k == 5 or not bug}
+# The repository's sentence regexes; ``(?<!\d)`` only skips match attempts inside a digit run (they would
+# find what the attempt at the run's start finds) and keeps long digit runs from costing quadratic time.
+_REPO_BOLD = [re.compile(p, re.DOTALL) for p in (
+    r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this set has \d+ edges, (a (\w+)|not a (\w+))\.",
+    r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?this forms (a (\w+)|not a (\w+))",
+    r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?(a (\w+)|not a (\w+))",
+    r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this forms a complete graph \(\d+ edges\), (a (\w+)|not a (\w+))\.",
+    r"nodes\s([\d,\s]+) forms (a (\w+)|not a (\w+)):")]
+
+
+def _repo_line_tuples(text: str, k: int) -> list[tuple[int, ...]]:
+    """Fallback 1: lines with "connected" / "form a pattern" and no negation give numbers 2..k+1 (possibly
+    fewer, even none: the repository keeps such short tuples)."""
+    found = []
+    for line in text.split("\n"):
+        line = line.lower()
+        if "no " in line or "n't" in line or "not " in line:
+            continue
+        if "connected" in line or "form a pattern" in line:
+            numbers = _ints(_DIGITS.findall(line)[1:k + 1])
+            if numbers is not None:
+                found.append(numbers)
+    return found
+
+
+def _repo_bold_tuples(text: str) -> list[tuple[int, ...]]:
+    """Fallback 2: "**nodes a, b, c** ... a X" sentences, unless the verdict holds "no" or "n't"."""
+    found = []
+    lowered = text.lower()
+    for regex in _REPO_BOLD:
+        for match in regex.finditer(lowered):
+            status = match.group(2)
+            pieces = [piece.strip() for piece in match.group(1).split(",")]
+            numbers = _ints(pieces) if all(p.isdecimal() for p in pieces) else None
+            if numbers is not None and "no" not in status and "n't" not in status:
+                found.append(numbers)
+    return found
+
+
+def _repo_detection(item: Item, text: str, pattern: str | None = None, emulate_house_bug: bool = True,
+                    **_: Any) -> tuple[Any, bool]:
+    k = _pattern_size(item, pattern)
+    regex = _REPO_TUPLES[(k, emulate_house_bug and k == 5)]
+    groups = _REPO_GROUP.findall(text)
+    found = regex.findall(groups[-1]) if groups else []
+    if not found:
+        found = regex.findall(text)
+    tuples = [t for t in (_ints(numbers) for numbers in found) if t is not None]
+    if not found:
+        tuples = _repo_line_tuples(text, k) or _repo_bold_tuples(text)
+    value = sorted({tuple(sorted(t)) for t in tuples})
+    return value, not value and not _EMPTY_LIST.search(text)
+
+
+# ---- repo: isomorphic mapping ------------------------------------------------------------------------
+_REPO_MAPPING_FORMS = [re.compile(p) for p in (
+    r"- Node (\d+) -> Node (\d+)(?:.*)?", r"- Node (\d+) -> (\d+)(?:.*)?",
+    r"- Graph 1: Node (\d+) -> Graph 2: Node (\d+)(?:.*)?",
+    r"- Node (\d+) \(Graph 1\) -> Node (\d+) \(Graph 2\)(?:.*)?",
+    r"- (\d+) -> (\d+)(?:.*)?", r"- Graph 1: (\d+) -> Graph 2: (\d+)(?:.*)?", r"Graph 1 (\d+) -> Graph 2 (\d+)(?:.*)?",
+    r"- Node (\d+) (G1) -> Node (\d+) (G2)(?:.*)?", r"- Graph 1 Node (\d+) -> Graph 2 Node (\d+)(?:.*)?",
+    r"- Node (\d+) \(G1\) -> Node (\d+) \(G2\)", r"Graph 1: Node (\d+) -> Graph 2: Node (\d+)",
+    r"Node (\d+)\s*[-–>]+\s*Node (\d+)", r"- Node (\d+) \(Degree \d+\) -> Node (\d+) \(Degree \d+\)",
+    r"- G1: Node (\d+) -> G2: Node (\d+)(?: \((.*)\))?",
+    r"\\text\{Graph 1: Node (\d+)\} \\rightarrow \\text\{Graph 2: Node (\d+)\}", r"(?<!\d)(\d+)\s*->\s*(\d+)",
+    r"Graph 1: Node #(\d+) -> Graph 2: Node #(\d+)", r"G1: Node (\d+) -> G2: Node (\d+)",
+    r"Graph 1: Node (\d+) -> Graph 2: Node (\d+)",
+    r"Graph 1: Node (\d+) \([A-Za-z]+\) -> Graph 2: Node (\d+) \([A-Za-z]+\)",
+    r"G1:\s*node\s*(\d+)\s*->\s*G2:\s*node\s*(\d+)", r"Graph 1: Node (\w+) \((\d+)\) -> Graph 2: Node (\w+) \((\d+)\)",
+    r"Node (\d+)\s*->\s*Graph 2: Node (\d+)", r"G1\((\d+)\)\s*->\s*G2\((\d+)\)",
+    r"G1:Node (\d+)\s*->\s*G2:Node (\d+)(?: \(degree \d+\))?", r"\|\s*Node\s*(\d+)\s*\|\s*Node\s*(\d+)\s*\|",
+    r"Graph 1: Node(\d+)\s*->\s*Graph 2: Node(\d+)", r"Graph 1: Node (\d+)\s*->\s*Graph 2: Node (\d+)",
+    r"-\s*Node\s*(\d+)\s*->\s*Graph\s*2:\s*Node\s*(\d+)", r"Graph 1: Node #(\d+)\s*->\s*Graph 2: Node (\d+)",
+    r"Node (\d+)\s*->\s*Graph 2:\s*(\d+)", r"Graph 1: Node\s+(\d+)\s*->\s*Graph 2: Node\s+(\d+)",
+    r"Graph G_1: Node (\d+)\s*->\s*Graph G_2: Node (\d+)", r"Graph 1: Node\s*(\d+)\s*->\s*Graph\s*2: Node\s*(\d+)",
+    r"\|\s*(\d+)\s*\|\s*(\d+)\s*\|", r"Graph1: Node\s*(\d+)\s*->\s*Graph2: Node\s*(\d+)(?:.*)?",
+    r"Graph\s*1\s*:\s*(\d+)\s*->\s*Graph\s*2\s*:\s*(\d+)(?:.*)?")]
+_REPO_BOXED_PAIR = re.compile(r"(?<!\d)(\d+)\s*:\s*(\d+)")
+
+
+def _repo_normalise(text: str) -> str:
+    for old, new in (("↔", "->"), ("→", "->"), ("**", ""), ("  ", " "), ("\t", " "), ("&", ""), ("\\\\", "")):
+        text = text.replace(old, new)
+    text = re.sub(r"\\text\{", "", text).replace("}", "").replace("\\rightarrow", "->")
+    return text.replace("\u202F", " ").replace("\u00A0", " ")
+
+
+def _repo_isomorphism(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    text = _repo_normalise(text)
+    matches = [m for form in _REPO_MAPPING_FORMS for m in form.findall(text)]
+    if "\\boxed" in text:
+        matches += _REPO_BOXED_PAIR.findall(text)
+    mapping: dict[int, int] = {}
+    for groups in matches:
+        numbers = [int(g) for g in (groups if isinstance(groups, tuple) else (groups,))
+                   if g.isdecimal() and len(g) <= MAX_DIGITS]
+        if len(numbers) >= 2:
+            mapping[numbers[0]] = numbers[1]
+    return mapping, not mapping
+
+
+# ---- repo: 3-core, frequent, discriminative, classification, real world --------------------------------
+_PARENTHESISED = re.compile(r"\([^\)]*\)")
+
+
+def _repo_kcore(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    groups = _REPO_GROUP.findall(text)
+    if groups:
+        nodes = [n for n in map(_int, _DIGITS.findall(groups[0])) if n is not None]
+    else:
+        nodes = sorted({n for group in _PARENTHESISED.findall(text) for n in map(_int, _DIGITS.findall(group))
+                        if n is not None})
+    return nodes, not nodes and not _EMPTY_LIST.search(text)
+
+
+_KEYWORDS = ("triangle", "cycle", "star", "loop", "clique")
+_PATTERN_MENTION = re.compile(r"pattern #(\d+)")
+_REPO_PATTERN_LIST = re.compile(r"\[\s*(?:\(\s*(?:node\s+)?\d+\s*,\s*(?:node\s+)?\d+\s*\)\s*(?:,\s*)?)+\]")
+
+
+def repo_isomorphic(g1: nx.Graph, g2: nx.Graph) -> bool:
+    """The repository's ``graph_iso_check``: equal edge counts, then an undirected matcher (networkx >= 3
+    refuses one on digraphs, so digraphs are compared through their undirected shadows)."""
+    if g1.number_of_edges() != g2.number_of_edges():
+        return False
+    return isomorphism.GraphMatcher(g1.to_undirected(as_view=True), g2.to_undirected(as_view=True)).is_isomorphic()
+
+
+def _repo_frequent(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    lowered = text.lower()
+    keyword = any(word in lowered for word in _KEYWORDS) and bool(_PATTERN_MENTION.search(lowered))
+    kept: list[nx.Graph] = []
+    for listed in _REPO_PATTERN_LIST.findall(lowered):
+        graph = nx.DiGraph() if item["directed"] else nx.Graph()
+        graph.add_edges_from(_repo_pairs(listed))
+        if not any(repo_isomorphic(graph, other) for other in kept):
+            kept.append(graph)
+    value = {"keyword": keyword, "patterns": [list(g.edges) for g in kept]}
+    return value, not keyword and not kept
+
+
+_REPO_PLAIN_PAIR = re.compile(r"\(\d+, \d+\)")
+_REPO_NODE_PAIR = re.compile(r"\(Node \d+, Node \d+\)")
+
+
+def _repo_discriminative(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    """Edges of the last group; the repository's ``clean()`` keeps only edges listed exactly once."""
+    region = _repo_last_group(text)
+    found = _REPO_PLAIN_PAIR.findall(region) + _REPO_NODE_PAIR.findall(region)
+    edges = [pair for pair in (_ints(_DIGITS.findall(f)) for f in found) if pair is not None]
+    counts = Counter(edges)
+    once = [e for e in counts if counts[e] == 1]
+    return once, not once and not _EMPTY_LIST.search(text)
+
+
+def _repo_ba2motif(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    lowered = text.lower()
+    return (1 if "it should be in type 1" in lowered else 2), not re.search(r"it should be in type [12]", lowered)
+
+
+_BOLD = re.compile(r"\*\*(.*?)\*\*")
+
+
+def _repo_molecule(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    spans = _BOLD.findall(text)
+    if not spans:
+        return None, True
+    return (0 if "not exist" in spans[0] else 1), False
+
+
+_REPO_WORD_PAIR = re.compile(r"\(\w+, \w+\)")
+_REPO_ATOM_PAIR = re.compile(r"\(Node \w+ Atom \w+, Node \w+ Atom \w+\)")
+_REPO_NODE_WORD_PAIR = re.compile(r"\(Node \w+, Node \w+\)")
+_NODE_NAME = re.compile(r"Node (\w+)")
+_ATOM_NAME = re.compile(r"Atom (\w+)")
+
+
+def _first_lazy_group(text: str) -> str | None:
+    r"""The first match of ``\[(.*?)\]`` (``.`` stops at newlines), found in linear time: on each line, from
+    its first "[" to the next "]"."""
+    for line in text.split("\n"):
+        start = line.find("[")
+        end = line.find("]", start + 1) if start >= 0 else -1
+        if end >= 0:
+            return line[start + 1:end]
+    return None
+
+
+def _repo_realworld_turn(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    """The first [...] group; molecules read "(Node a Atom X, Node b Atom Y)" and fail (the repository
+    skips the response) on any other "(a, b)" pair; other graphs read "(Node a, Node b)"."""
+    first = _first_lazy_group(text)
+    if first is None:
+        return None, True
+    if "atoms" not in item["graphs"][0]:
+        return {"edges": [tuple(_NODE_NAME.findall(f)) for f in _REPO_NODE_WORD_PAIR.findall(first)],
+                "atoms": None}, False
+    edges, atoms = [], {}
+    for found in _REPO_WORD_PAIR.findall(first) + _REPO_ATOM_PAIR.findall(first):
+        names, symbols = _NODE_NAME.findall(found), _ATOM_NAME.findall(found)
+        if len(names) < 2 or len(symbols) < 2:
+            return None, True
+        edges.append((names[0], names[1]))
+        atoms.update({names[0]: symbols[0], names[1]: symbols[1]})
+    return {"edges": edges, "atoms": atoms}, False
+
+
+_REPO_TYPE = re.compile(r"It should be in Type (\d)")
+
+
+def _repo_realworld_graph(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    found = _REPO_TYPE.search(text)
+    return (int(found.group(1)), False) if found else (None, True)
+
+
+# ---- clean: shared pieces ----------------------------------------------------------------------------
+_FLAGS = re.IGNORECASE | re.ASCII
+_EMPTY_LIST = re.compile(r"\[\s*\]")
+_REF = r"(?:node\s*)?#?\s*([0-9]+)"
+_PAIR = re.compile(r"\(\s*" + _REF + r"\s*,\s*" + _REF + r"\s*\)", _FLAGS)
+_ADJACENCY_LINE = re.compile(r"node\s*#?\s*([0-9]+)\s*:\s*\[([^\[\]]*)\]", _FLAGS)
+_NUMBER = re.compile(r"[0-9]+")
+
+
+def _clean_pairs(text: str) -> list[tuple[int, int]]:
+    return _unique(p for p in (_ints(m) for m in _PAIR.findall(text)) if p is not None)
+
+
+def _top_level_lists(text: str) -> list[str]:
+    """Contents of the balanced top-level [...] groups, in order (stray brackets are ignored)."""
+    contents, opened = [], []
+    for bracket in re.finditer(r"[\[\]]", text):
+        if bracket.group() == "[":
+            opened.append(bracket.start())
+        elif opened:
+            start = opened.pop()
+            if not opened:
+                contents.append(text[start + 1:bracket.start()])
+    return contents
+
+
+def _answer_region(text: str, phrase: str, has_items: Callable[[str], bool]) -> str | None:
+    """The first list after the last answer phrase; else the last top-level list holding answer items."""
+    matches = list(re.finditer(phrase, text, _FLAGS))
+    if matches:
+        after = _top_level_lists(text[matches[-1].end():])
+        if after:
+            return after[0]
+    holding = [content for content in _top_level_lists(text) if has_items(content)]
+    return holding[-1] if holding else None
+
+
+def _region_items(region: str | None, read: Callable[[str], list[Any]]) -> tuple[list[Any], bool]:
+    """Items of a region; ``unparsed`` unless items were found or the region is an explicit empty list."""
+    if region is None:
+        return [], True
+    items = read(region)
+    return items, not items and bool(region.strip())
+
+
+# ---- clean: per task ---------------------------------------------------------------------------------
+def _clean_translation(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    """A.L. lines ``Node v: [a, b]`` when present, else every integer pair of the text."""
+    lines = _ADJACENCY_LINE.findall(text)
+    if not lines:
+        edges = _clean_pairs(text)
+        return edges, not edges
+    edges = []
+    for head, listed in lines:
+        pairs = (_ints((head, n)) for n in _NUMBER.findall(listed))
+        edges.extend(pair for pair in pairs if pair is not None)
+    edges = _unique(edges)
+    return edges, not edges
+
+
+def _clean_modification(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    region = _answer_region(text, r"edges of the final graph (?:are|is)", lambda c: bool(_PAIR.search(c)))
+    return _region_items(region, _clean_pairs)
+
+
+def _clean_tuple_regex(k: int) -> re.Pattern[str]:
+    return re.compile(r"[\(\[]\s*" + r"\s*,\s*".join([_REF] * k) + r"\s*[\)\]]", _FLAGS)
+
+
+_CLEAN_TUPLES = {k: _clean_tuple_regex(k) for k in (3, 4, 5)}
+
+
+def _clean_detection(item: Item, text: str, pattern: str | None = None, **_: Any) -> tuple[Any, bool]:
+    regex = _CLEAN_TUPLES[_pattern_size(item, pattern)]
+
+    def read(region: str) -> list[tuple[int, ...]]:
+        return sorted({tuple(sorted(t)) for t in (_ints(m) for m in regex.findall(region)) if t is not None})
+
+    region = _answer_region(text, r"detected patterns are", lambda c: bool(regex.search(c)))
+    return _region_items(region, read)
+
+
+_ARROWS = (("↔", "->"), ("→", "->"), ("⟶", "->"), ("⇒", "->"), ("=>", "->"), ("\\rightarrow", "->"),
+           ("\\to", "->"), ("**", ""))
+_MAPPING_PAIR = re.compile(r"(?:graph\s*1\s*:?\s*)?(?<![0-9])" + _REF + r"\s*(?:\([^()\n]{0,40}\)\s*)?-+>\s*"
+                           r"(?:graph\s*2\s*:?\s*)?" + _REF, _FLAGS)
+
+
+def _clean_isomorphism(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    """Every "a -> b" pair (optionally "Graph 1: Node a -> Graph 2: Node b") with a in G1 and b in G2; later
+    pairs overwrite earlier ones."""
+    for old, new in _ARROWS:
+        text = text.replace(old, new)
+    first, second = (set(graph_nodes(g)) for g in item["graphs"])
+    mapping: dict[int, int] = {}
+    for pair in (_ints(m) for m in _MAPPING_PAIR.findall(text)):
+        if pair is not None and pair[0] in first and pair[1] in second:
+            mapping[pair[0]] = pair[1]
+    return mapping, not mapping
+
+
+def _clean_kcore(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    def read(region: str) -> list[int]:
+        return sorted({n for n in map(_int, _NUMBER.findall(region)) if n is not None})
+
+    region = _answer_region(text, r"nodes in the subgraphs? (?:are|is)", lambda c: bool(_NUMBER.search(c)))
+    return _region_items(region, read)
+
+
+def _innermost_pair_lists(text: str) -> list[str]:
+    """Bracket groups that hold integer pairs and no inner group holding pairs (one per listed pattern)."""
+    starts = [m.start() for m in _PAIR.finditer(text)]
+    lists, opened = [], []
+    for bracket in re.finditer(r"[\[\]]", text):
+        if bracket.group() == "[":
+            opened.append([bracket.start(), False])
+        elif opened:
+            start, inner = opened.pop()
+            first = bisect.bisect_right(starts, start)
+            holds = first < len(starts) and starts[first] < bracket.start()
+            if holds and not inner:
+                lists.append(text[start + 1:bracket.start()])
+            if opened:
+                opened[-1][1] = opened[-1][1] or holds or inner
+    return lists
+
+
+def _clean_frequent(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    patterns = [edges for edges in map(_clean_pairs, _innermost_pair_lists(text)) if edges]
+    return {"keyword": False, "patterns": patterns}, not patterns
+
+
+def _clean_discriminative(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    region = _answer_region(text, r"pattern graph is", lambda c: bool(_PAIR.search(c)))
+    return _region_items(region, _clean_pairs)
+
+
+_TYPE = re.compile(r"it should be in type\s*([0-9]+)", _FLAGS)
+
+
+def _clean_type(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    """The last "It should be in Type k" with k a valid type number."""
+    found = [m.group(1) for m in _TYPE.finditer(text)]
+    types = len(item["truth"].get("classes", [0, 1]))
+    value = _int(found[-1]) if found else None
+    return (value, False) if value is not None and 1 <= value <= types else (None, True)
+
+
+_VERDICT = re.compile(r"the pattern does (not )?exist", _FLAGS)
+
+
+def _clean_molecule(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    found = list(_VERDICT.finditer(text))
+    return (0 if found[-1].group(1) else 1, False) if found else (None, True)
+
+
+_ATOM_PAIR = re.compile(r"\(\s*node\s+([0-9A-Za-z_]+)\s+atom\s+([A-Za-z]+)\s*,\s*node\s+([0-9A-Za-z_]+)\s+atom\s+"
+                        r"([A-Za-z]+)\s*\)", _FLAGS)
+_NODE_PAIR = re.compile(r"\(\s*node\s+([0-9A-Za-z_]+)\s*,\s*node\s+([0-9A-Za-z_]+)\s*\)", _FLAGS)
+
+
+def _clean_realworld_turn(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
+    molecular = "atoms" in item["graphs"][0]
+    regex = _ATOM_PAIR if molecular else _NODE_PAIR
+    holding = [content for content in _top_level_lists(text) if regex.search(content)]
+    if not holding:
+        return None, True
+    found = regex.findall(holding[-1])
+    if not molecular:
+        return {"edges": _unique(found), "atoms": None}, False
+    atoms = {name: symbol for a, x, b, y in found for name, symbol in ((a, x), (b, y))}
+    return {"edges": _unique((a, b) for a, _, b, _ in found), "atoms": atoms}, False
+
+
+# ---- entry point -------------------------------------------------------------------------------------
+def _pattern_size(item: Item, pattern: str | None) -> int:
+    if pattern is None:
+        raise ValueError(f"parsing a detection answer for {item['item_id']} needs pattern=")
+    return get_pattern(pattern).num_nodes
+
+
+_PARSERS: dict[str, dict[str, Callable[..., tuple[Any, bool]]]] = {
+    "repo": {"translation": _repo_translation, "modification": _repo_modification, "detection": _repo_detection,
+             "isomorphism": _repo_isomorphism, "kcore": _repo_kcore, "frequent": _repo_frequent,
+             "discriminative": _repo_discriminative, "ba2motif": _repo_ba2motif, "molecule": _repo_molecule,
+             "realworld_turn": _repo_realworld_turn, "realworld_graph": _repo_realworld_graph},
+    "clean": {"translation": _clean_translation, "modification": _clean_modification, "detection": _clean_detection,
+              "isomorphism": _clean_isomorphism, "kcore": _clean_kcore, "frequent": _clean_frequent,
+              "discriminative": _clean_discriminative, "ba2motif": _clean_type, "molecule": _clean_molecule,
+              "realworld_turn": _clean_realworld_turn, "realworld_graph": _clean_type}}
+
+
+def parse_answer(item: Item, text: str, mode: str = "repo", *, pattern: str | None = None,
+                 emulate_house_bug: bool = True) -> Parsed:
+    """Parse a model's answer to ``item``'s prompt (``pattern``: the detected motif of a detection prompt;
+    ``emulate_house_bug``: repo mode's unreadable 5-tuples). Never raises on the text; a non-string answer
+    reads as the empty string. Unknown modes, tasks or patterns are errors of the caller."""
+    if mode not in _PARSERS:
+        raise ValueError(f"unknown parsing mode {mode!r}; modes are {', '.join(MODES)}")
+    parser = _PARSERS[mode].get(item["task"])
+    if parser is None:
+        raise ValueError(f"no {mode} parser for task {item['task']!r}")
+    if item["task"] == "detection":
+        _pattern_size(item, pattern)
+    text = text if isinstance(text, str) else ""
+    value, unparsed = parser(item, text, pattern=pattern, emulate_house_bug=emulate_house_bug)
+    return Parsed(item["task"], mode, value, unparsed, not text)

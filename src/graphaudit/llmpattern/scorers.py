@@ -1,0 +1,383 @@
+"""Scorers: a parsed answer against the item's truth, per task, in ``repo`` and ``clean`` mode (spec §3.5, §4.9),
+and the aggregation into the tables' cells.
+
+``repo`` keeps the authors' metrics and quirks:
+
+* T1 ACC: exactly one induced occurrence in the parsed graph (node count and isolated nodes unchecked);
+  only non-empty responses count; DIV over all counted outputs, ordered pairs, the repository's isomorphism
+  check (edge count, then an undirected matcher).
+* T2/T5: success iff the output graph holds an induced target; nothing checks that it is an edit of the input
+  (the symmetric difference, direction ignored, is reported as ``edits``).
+* T3/T6: per-graph P and R (empty vs empty = (1, 1), one side empty = (0, 0)); F1 = 2 P̄ R̄ / (P̄ + R̄).
+* T4: the relabelled G1 equals G2 (partial maps allowed).
+* T7: node precision, and an empty answer scores 0 even when the true 3-core is empty.
+* T8: the keyword shortcut scores a whole response 1; otherwise each extracted pattern (isomorphic
+  duplicates merged) scores 1 iff it has fewer than 8 nodes and occurs induced in more than 60% of the turn's
+  graphs; all pattern scores of a cell are pooled; responses without either contribute nothing (a cell without
+  any scores 0).
+* T9: D.P. over responses with a parsed pattern, a pattern being discriminative iff it has at most 10 edges,
+  occurs in more than 90% of the gold graphs and not in more than 90% of the others; ACC with every
+  answer lacking "it should be in type 1" read as Type 2.
+* T10/T11: answers without a readable verdict or type are left out of the denominator.
+
+``clean`` counts every response and scores an unparsed one as a failure (0; for T10 the wrong verdict), and
+fixes the bugs: T1 also reports ``strict`` ACC (20 nodes, no self-loops) and DIV over the correct outputs with
+a direction-aware isomorphism test; T2/T5 can require at most ``max_edits`` changed edges (direction-aware);
+T4 needs a bijection; T7 reports P, R, F1 and Jaccard with empty vs empty = 1; T8 checks every pattern
+structurally and averages per turn (Algorithm 2); T9 uses the paper's 90/10 filter.
+
+Per-item scores are JSON-ready dicts; :func:`aggregate` groups them (by :data:`GROUP_KEYS`) into one row per
+table cell with the headline ``metric`` and ``value``, the other metrics of the task, ``n``, ``n_counted``
+and ``n_unparsed``. Undefined metrics (nothing counted) are ``None``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+from networkx.algorithms import isomorphism
+
+from graphaudit.llmpattern.answers import split_turn
+from graphaudit.llmpattern.datasets import Graph, Item, graph_edges, graph_record, to_networkx
+from graphaudit.llmpattern.parsers import MODES, Parsed, parse_answer, repo_isomorphic
+from graphaudit.llmpattern.patterns import get_pattern, pattern_from_edges
+from graphaudit.llmpattern.prompts import effective_description, task_code
+from graphaudit.llmpattern.solvers import (DISCRIMINATIVE_THRESHOLDS, FREQUENT_THRESHOLD, REPO_DISCRIMINATIVE_MAX_EDGES,
+                                           REPO_FREQUENT_MAX_NODES, count_occurrences, has_occurrence,
+                                           verify_mapping)
+
+__all__ = ["GROUP_KEYS", "HEADLINE", "aggregate", "diversity", "score_answer", "score_parsed", "unique_patterns"]
+
+GROUP_KEYS: tuple[str, ...] = ("task", "stage", "variant", "pattern", "scale", "fmt", "description", "style",
+                               "responder", "mode")
+HEADLINE: dict[tuple[str, str | None], str] = {
+    ("T1", None): "acc", ("T2", None): "success", ("T3", None): "f1", ("T4", None): "accuracy",
+    ("T5", None): "success", ("T6", None): "f1", ("T7", None): "precision", ("T8", None): "accuracy",
+    ("T9", "extraction"): "dp", ("T9", "classification"): "accuracy", ("T10", None): "f1",
+    ("T11", "extraction"): "extracted", ("T11", "classification"): "accuracy"}
+_STAGES = {"discriminative": "extraction", "realworld_turn": "extraction", "ba2motif": "classification",
+           "realworld_graph": "classification"}
+
+
+# ---- graphs from parsed edges ------------------------------------------------------------------------
+def _renumbered(edges: Sequence[Sequence[Any]]) -> tuple[int, list[tuple[int, int]]]:
+    """Edges over any node names as ints 0..n-1 (first appearance), with n."""
+    index: dict[Any, int] = {}
+    pairs = [(index.setdefault(u, len(index)), index.setdefault(v, len(index))) for u, v in edges]
+    return len(index), pairs
+
+
+def _record(edges: Sequence[Sequence[Any]], directed: bool) -> Graph:
+    n, pairs = _renumbered(edges)
+    return graph_record(n, pairs, directed)
+
+
+def _nx_graph(edges: Sequence[Sequence[Any]], directed: bool) -> nx.Graph:
+    graph = nx.DiGraph() if directed else nx.Graph()
+    graph.add_edges_from((u, v) for u, v in edges)
+    return graph
+
+
+def _pattern_in(host: Graph, edges: Sequence[Sequence[Any]], directed: bool) -> bool:
+    """Whether the pattern given by ``edges`` occurs induced in ``host`` (networkx semantics: an empty pattern
+    occurs everywhere; a pattern with a self-loop never occurs in a loop-free graph)."""
+    if not edges:
+        return True
+    if any(u == v for u, v in edges):
+        matcher = isomorphism.DiGraphMatcher if directed else isomorphism.GraphMatcher
+        return matcher(to_networkx(host, directed), _nx_graph(edges, directed)).subgraph_is_isomorphic()
+    return has_occurrence(host, pattern_from_edges(_renumbered(edges)[1], directed))
+
+
+def _share(edges: Sequence[Sequence[Any]], graphs: Sequence[Graph], directed: bool) -> float:
+    return sum(_pattern_in(g, edges, directed) for g in graphs) / len(graphs)
+
+
+def unique_patterns(edge_lists: Iterable[Sequence[Sequence[Any]]], directed: bool) -> list[list[Any]]:
+    """The edge lists with isomorphic duplicates removed (first kept), e.g. to collect the accepted T9
+    patterns of a (model, format, set) before the classification prompts."""
+    kept: list[tuple[nx.Graph, list[Any]]] = []
+    for edges in edge_lists:
+        graph = _nx_graph(edges, directed)
+        if not any(nx.is_isomorphic(graph, other) for other, _ in kept):
+            kept.append((graph, [tuple(e) for e in edges]))
+    return [edges for _, edges in kept]
+
+
+# ---- per-task item scores ----------------------------------------------------------------------------
+def _translation(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+    truth = item["truth"]
+    pattern = get_pattern(truth["pattern"])
+    edges = parsed.value
+    found = count_occurrences(_record(edges, pattern.directed), pattern) if edges else 0
+    score = {"correct": int(found == 1), "occurrences": found, "edges": [list(e) for e in edges],
+             "directed": pattern.directed, "counted": clean or not parsed.empty_text}
+    if clean:
+        nodes = {x for e in edges for x in e}
+        score["strict"] = int(found == 1 and len(nodes) == truth["num_nodes"] and all(u != v for u, v in edges))
+    return score
+
+
+def _edit_keys(edges: Iterable[Sequence[Any]], directed: bool) -> set[Any]:
+    return {tuple(e) if directed else frozenset(e) for e in edges}
+
+
+def _edits(before: Sequence[Sequence[Any]], after: Sequence[Sequence[Any]], directed: bool) -> int:
+    """Changed edges: the symmetric difference of the edge sets (repo: direction ignored)."""
+    return len(_edit_keys(before, directed) ^ _edit_keys(after, directed))
+
+
+def _modification(item: Item, parsed: Parsed, clean: bool, max_edits: int | None = None, **_: Any) -> dict[str, Any]:
+    directed = item["directed"]
+    edges = parsed.value
+    success = bool(edges) and has_occurrence(_record(edges, directed), item["truth"]["target"])
+    edits = _edits(graph_edges(item["graph"]), edges, directed and clean)
+    if clean and max_edits is not None:
+        success = success and edits <= max_edits
+    return {"success": int(success), "edits": edits, "counted": True}
+
+
+def _precision_recall(pred: set[Any], truth: set[Any]) -> tuple[float, float]:
+    if not pred or not truth:
+        return (1.0, 1.0) if not pred and not truth else (0.0, 0.0)
+    hits = len(pred & truth)
+    return hits / len(pred), hits / len(truth)
+
+
+def _set_scores(pred: set[Any], truth: set[Any]) -> dict[str, float]:
+    precision, recall = _precision_recall(pred, truth)
+    union = pred | truth
+    return {"precision": precision, "recall": recall,
+            "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+            "jaccard": len(pred & truth) / len(union) if union else 1.0}
+
+
+_FAILED_SET = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "jaccard": 0.0}
+
+
+def _detection(item: Item, parsed: Parsed, clean: bool, pattern: str | None = None, **_: Any) -> dict[str, Any]:
+    truth = {tuple(t) for t in item["truth"]["occurrences"][get_pattern(pattern).name]}
+    scores = _FAILED_SET if clean and parsed.unparsed else _set_scores({tuple(t) for t in parsed.value}, truth)
+    return {**scores, "counted": True}
+
+
+def _isomorphism(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+    g1, g2 = item["graphs"]
+    return {"correct": int(verify_mapping(g1, g2, parsed.value, strict=clean)), "counted": True}
+
+
+def _kcore(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+    truth = set(item["truth"]["core"])
+    nodes = parsed.value
+    if not clean:
+        return {"precision": sum(n in truth for n in nodes) / len(nodes) if nodes else 0.0, "counted": True}
+    return {**(_FAILED_SET if parsed.unparsed else _set_scores(set(nodes), truth)), "counted": True}
+
+
+def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+    graphs, directed = item["graphs"], item["directed"]
+    if not clean:
+        if parsed.value["keyword"]:
+            return {"pattern_scores": [1], "counted": True}
+        scores = [int(len({x for e in p for x in e}) <= REPO_FREQUENT_MAX_NODES and _share(p, graphs, directed)
+                      > FREQUENT_THRESHOLD) for p in parsed.value["patterns"]]
+        return {"pattern_scores": scores, "counted": not parsed.unparsed}
+    patterns = unique_patterns(parsed.value["patterns"], directed)
+    scores = [int(_share(p, graphs, directed) > FREQUENT_THRESHOLD) for p in patterns]
+    return {"pattern_scores": scores, "accuracy": sum(scores) / len(scores) if scores else 0.0, "counted": True}
+
+
+def _discriminative(item: Item, parsed: Parsed, clean: bool, gold_set: str | None = None, **_: Any) -> dict[str, Any]:
+    if gold_set is None:
+        raise ValueError(f"scoring an extraction answer for {item['item_id']} needs gold_set=")
+    gold, other = split_turn(item, gold_set)
+    edges = parsed.value
+    high, low = DISCRIMINATIVE_THRESHOLDS
+    if not edges:
+        found = False
+    elif clean:
+        in_gold, in_other = _share(edges, gold, False), _share(edges, other, False)
+        found = (in_gold >= high and in_other < low) or (in_other >= high and in_gold < low)
+    else:
+        found = (_nx_graph(edges, False).number_of_edges() <= REPO_DISCRIMINATIVE_MAX_EDGES
+                 and _share(edges, gold, False) > high and not _share(edges, other, False) > high)
+    return {"discriminative": int(found), "edges": [list(e) for e in edges] if found else None,
+            "counted": clean or bool(edges)}
+
+
+def _predicted_class(item: Item, parsed: Parsed, clean: bool) -> Any:
+    """The class a type answer names (repo, two classes: "Type 1" is the first class, anything else the
+    second, as the repository compared only against 1)."""
+    classes = item["truth"].get("classes", [0, 1])
+    number = parsed.value
+    if number is None:
+        return None
+    if not clean and len(classes) == 2:
+        return classes[0] if number == 1 else classes[1]
+    return classes[number - 1] if 1 <= number <= len(classes) else None
+
+
+def _classification(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+    predicted = _predicted_class(item, parsed, clean)
+    counted = clean or item["task"] == "ba2motif" or not parsed.unparsed
+    return {"correct": int(predicted is not None and predicted == item["truth"]["label"]), "counted": counted}
+
+
+def _molecule(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+    label = int(item["truth"]["label"])
+    prediction = parsed.value if parsed.value is not None else 1 - label
+    return {"label": label, "prediction": prediction, "correct": int(prediction == label),
+            "counted": clean or not parsed.unparsed}
+
+
+def _realworld_turn(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+    return {"extracted": int(not parsed.unparsed), "counted": True}
+
+
+_ITEM_SCORERS: dict[str, Callable[..., dict[str, Any]]] = {
+    "translation": _translation, "modification": _modification, "detection": _detection,
+    "isomorphism": _isomorphism, "kcore": _kcore, "frequent": _frequent, "discriminative": _discriminative,
+    "ba2motif": _classification, "molecule": _molecule, "realworld_turn": _realworld_turn,
+    "realworld_graph": _classification}
+
+
+def _pattern_label(item: Item, pattern: str | None) -> str | None:
+    task = item["task"]
+    if task == "detection":
+        return pattern
+    if task == "modification":
+        return item["truth"]["target"]
+    return item["truth"].get("pattern") if task in ("translation", "frequent") else None
+
+
+def score_parsed(item: Item, parsed: Parsed, *, description: str | None = None, pattern: str | None = None,
+                 gold_set: str | None = None, max_edits: int | None = None,
+                 labels: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One item's score record in the parse's mode. ``labels`` (fmt, style, responder, ...) are copied in for
+    :func:`aggregate`; they may not overwrite the score's own keys."""
+    if parsed.task != item["task"]:
+        raise ValueError(f"a {parsed.task} answer cannot score {item['item_id']}")
+    if item["task"] == "detection" and pattern is None:
+        raise ValueError(f"scoring a detection answer for {item['item_id']} needs pattern=")
+    scores = _ITEM_SCORERS[item["task"]](item, parsed, parsed.mode == "clean", pattern=pattern, gold_set=gold_set,
+                                         max_edits=max_edits)
+    record = {"item_id": item["item_id"], "task": task_code(item, description), "stage": _STAGES.get(item["task"]),
+              "variant": item["variant"], "pattern": _pattern_label(item, pattern), "scale": item["scale"],
+              "description": effective_description(item, description), "mode": parsed.mode,
+              "unparsed": parsed.unparsed, **scores}
+    clash = set(labels or {}) & set(record)
+    if clash:
+        raise ValueError(f"labels may not overwrite score fields: {sorted(clash)}")
+    return {**record, **(labels or {})}
+
+
+def score_answer(item: Item, text: str, mode: str = "repo", *, description: str | None = None,
+                 pattern: str | None = None, gold_set: str | None = None, emulate_house_bug: bool = True,
+                 max_edits: int | None = None, labels: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Parse ``text`` in ``mode`` and score it (:func:`parse_answer` then :func:`score_parsed`)."""
+    parsed = parse_answer(item, text, mode, pattern=pattern, emulate_house_bug=emulate_house_bug)
+    return score_parsed(item, parsed, description=description, pattern=pattern, gold_set=gold_set,
+                        max_edits=max_edits, labels=labels)
+
+
+# ---- aggregation -------------------------------------------------------------------------------------
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _degrees(graph: nx.Graph) -> tuple[int, ...]:
+    return tuple(sorted(d for _, d in graph.degree()))
+
+
+def diversity(graphs: Sequence[nx.Graph], mode: str) -> float:
+    """DIV = share of pairs of outputs that are not isomorphic (0 below two outputs). ``repo``: the
+    repository's check (edge count, undirected matcher); ``clean``: direction-aware isomorphism. The
+    share over ordered pairs equals the share over unordered ones, so each pair is tested once."""
+    if len(graphs) < 2:
+        return 0.0
+    same = repo_isomorphic if mode == "repo" else nx.is_isomorphic
+    shadows = [g.to_undirected(as_view=True) if mode == "repo" else g for g in graphs]
+    keys = [(g.number_of_edges(), _degrees(s)) for g, s in zip(graphs, shadows)]  # quick necessary conditions
+    different = sum(keys[i] != keys[j] or not same(graphs[i], graphs[j])
+                    for i, j in itertools.combinations(range(len(graphs)), 2))
+    return different / (len(graphs) * (len(graphs) - 1) / 2)
+
+
+def _translation_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
+    counted = [r for r in rows if r["counted"]]
+    pool = counted if mode == "repo" else [r for r in counted if r["correct"]]
+    metrics = {"acc": _mean([r["correct"] for r in counted]),
+               "div": diversity([_nx_graph(r["edges"], r["directed"]) for r in pool], mode)}
+    if mode == "clean":
+        metrics["strict_acc"] = _mean([r["strict"] for r in counted])
+    return metrics
+
+
+def _detection_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
+    precision, recall = _mean([r["precision"] for r in rows]), _mean([r["recall"] for r in rows])
+    f1 = 2 * precision * recall / (precision + recall) if precision and recall else 0.0
+    return {"f1": f1, "precision": precision, "recall": recall, "jaccard": _mean([r["jaccard"] for r in rows]),
+            "f1_mean": _mean([r["f1"] for r in rows])}
+
+
+def _kcore_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
+    names = ("precision",) if mode == "repo" else ("precision", "recall", "f1", "jaccard")
+    return {name: _mean([r[name] for r in rows]) for name in names}
+
+
+def _frequent_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
+    if mode == "repo":
+        pooled = [s for r in rows if r["counted"] for s in r["pattern_scores"]]
+        return {"accuracy": sum(pooled) / len(pooled) if pooled else 0.0}
+    return {"accuracy": _mean([r["accuracy"] for r in rows])}
+
+
+def _molecule_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
+    counted = [r for r in rows if r["counted"]]
+    outcomes = Counter((r["label"], r["prediction"]) for r in counted)
+    tp, fp, fn = outcomes[(1, 1)], outcomes[(0, 1)], outcomes[(1, 0)]
+    return {"f1": 2 * tp / (2 * tp + fp + fn) if tp else 0.0, "accuracy": _mean([r["correct"] for r in counted])}
+
+
+def _counted_mean(name: str, metric: str) -> Callable[[Sequence[dict[str, Any]], str], dict[str, Any]]:
+    def metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
+        return {metric: _mean([r[name] for r in rows if r["counted"]])}
+    return metrics
+
+
+_METRICS: dict[tuple[str, str | None], Callable[[Sequence[dict[str, Any]], str], dict[str, Any]]] = {
+    ("T1", None): _translation_metrics, ("T2", None): _counted_mean("success", "success"),
+    ("T3", None): _detection_metrics, ("T4", None): _counted_mean("correct", "accuracy"),
+    ("T5", None): _counted_mean("success", "success"), ("T6", None): _detection_metrics,
+    ("T7", None): _kcore_metrics, ("T8", None): _frequent_metrics,
+    ("T9", "extraction"): _counted_mean("discriminative", "dp"),
+    ("T9", "classification"): _counted_mean("correct", "accuracy"), ("T10", None): _molecule_metrics,
+    ("T11", "extraction"): _counted_mean("extracted", "extracted"),
+    ("T11", "classification"): _counted_mean("correct", "accuracy")}
+
+
+def aggregate(scores: Iterable[Mapping[str, Any]], keys: Sequence[str] = GROUP_KEYS) -> list[dict[str, Any]]:
+    """One row per group of item scores (groups in order of first appearance): the group keys, ``metric``
+    (the table's headline) and ``value``, every metric of the task, ``n``, ``n_counted``, ``n_unparsed``.
+    A group must hold one task, stage and mode (keep those in ``keys``)."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for score in scores:
+        groups.setdefault(tuple(score.get(key) for key in keys), []).append(dict(score))
+    rows = []
+    for key, group in groups.items():
+        kinds = {(s["task"], s["stage"], s["mode"]) for s in group}
+        if len(kinds) != 1:
+            raise ValueError(f"group {dict(zip(keys, key))} mixes tasks, stages or modes: {sorted(map(str, kinds))}")
+        task, stage, mode = kinds.pop()
+        if mode not in MODES:
+            raise ValueError(f"unknown scoring mode {mode!r}")
+        metrics = _METRICS[(task, stage)](group, mode)
+        headline = HEADLINE[(task, stage)]
+        rows.append({**dict(zip(keys, key)), "metric": headline, "value": metrics[headline], **metrics,
+                     "n": len(group), "n_counted": sum(bool(s["counted"]) for s in group),
+                     "n_unparsed": sum(bool(s["unparsed"]) for s in group)})
+    return rows
