@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from graphaudit.bench.pattern_gibbs import REPEATS
+from graphaudit.bench.pattern_gibbs import REPEATS, allowed_blocks
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
@@ -36,13 +36,7 @@ def reference_node_log_weights(nbr_v: np.ndarray, sizes: np.ndarray, current: in
     """Block log-weights of one unlabelled node in numpy (the same rule as the numba kernel)."""
     own = (np.arange(len(sizes)) == current).astype(np.int64)
     weights = log_b @ nbr_v + log_1mb @ (sizes - own - nbr_v) + np.log(sizes - own + size_shift(prior))
-    lo, hi = size_range
-    if sizes[current] <= lo:
-        allowed = own.astype(bool)
-    else:
-        allowed = sizes < hi
-        allowed[current] = sizes[current] <= hi
-    return np.where(allowed, weights, -np.inf)
+    return np.where(allowed_blocks(sizes, current, size_range), weights, -np.inf)
 
 
 def reference_swap_log_ratio(adj: np.ndarray, z: np.ndarray, revealed: np.ndarray, a: int, b: int,

@@ -39,14 +39,17 @@ def reference_log_weights(nbr_v: np.ndarray, sizes: np.ndarray, current: int, lo
     weights = log_b @ nbr_v + log_1mb @ (sizes - own - nbr_v)
     if not size_prior:
         return weights
-    weights = weights + np.log(sizes - own + 1)
+    return np.where(allowed_blocks(sizes, current, size_range), weights + np.log(sizes - own + 1), -np.inf)
+
+
+def allowed_blocks(sizes: np.ndarray, current: int, size_range: tuple[int, int]) -> np.ndarray:
+    """Blocks a node in block ``current`` may move to without leaving the size range (the kernels' rule)."""
     lo, hi = size_range
     if sizes[current] <= lo:
-        allowed = own.astype(bool)
-    else:
-        allowed = sizes < hi
-        allowed[current] = sizes[current] <= hi
-    return np.where(allowed, weights, -np.inf)
+        return np.arange(len(sizes)) == current
+    allowed = sizes < hi
+    allowed[current] = sizes[current] <= hi
+    return allowed
 
 
 def reference_chain(adj: np.ndarray, blocks: np.ndarray, start: np.ndarray, uniforms: np.ndarray,

@@ -273,6 +273,22 @@ def _out_of_range(size: int, lo: int, hi: int) -> int:
 
 
 @numba.njit(cache=True)
+def _move(v: int, new: int, indptr: np.ndarray, neighbours: np.ndarray, z: np.ndarray, nbr: np.ndarray,
+          sizes: np.ndarray, lo: int, hi: int) -> int:
+    """Move node ``v`` into block ``new``, updating ``z``, the block sizes and its neighbours' block counts;
+    returns the change in the number of blocks whose size is out of ``lo..hi``."""
+    old = z[v]
+    before = _out_of_range(sizes[old], lo, hi) + _out_of_range(sizes[new], lo, hi)
+    sizes[old] -= 1
+    sizes[new] += 1
+    z[v] = new
+    for i in range(indptr[v], indptr[v + 1]):
+        nbr[neighbours[i], old] -= 1
+        nbr[neighbours[i], new] += 1
+    return _out_of_range(sizes[old], lo, hi) + _out_of_range(sizes[new], lo, hi) - before
+
+
+@numba.njit(cache=True)
 def _chain(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.ndarray, log_1mb: np.ndarray, z: np.ndarray,
            nbr: np.ndarray, sizes: np.ndarray, uniforms: np.ndarray, size_prior: bool, lo: int, hi: int,
            trace: np.ndarray) -> int:
@@ -292,14 +308,7 @@ def _chain(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.ndarray, log_1m
             old = z[v]
             if new == old:
                 continue
-            outside -= _out_of_range(sizes[old], lo, hi) + _out_of_range(sizes[new], lo, hi)
-            sizes[old] -= 1
-            sizes[new] += 1
-            outside += _out_of_range(sizes[old], lo, hi) + _out_of_range(sizes[new], lo, hi)
-            z[v] = new
-            for i in range(indptr[v], indptr[v + 1]):
-                nbr[neighbours[i], old] -= 1
-                nbr[neighbours[i], new] += 1
+            outside += _move(v, new, indptr, neighbours, z, nbr, sizes, lo, hi)
             if entered < 0 and outside == 0:
                 entered = sweep + 1
         trace[sweep] = z

@@ -59,6 +59,7 @@ from graphaudit.common.seeds import stable_seed
 from graphaudit.pattern.blind import (
     _draw,
     _log_weights,
+    _move,
     _out_of_range,
     MeanField,
     as_adjacency,
@@ -243,14 +244,7 @@ def _chain(indptr: np.ndarray, neighbours: np.ndarray, adj: np.ndarray, revealed
             old = z[v]
             if new == old:
                 continue
-            outside -= _out_of_range(sizes[old], lo, hi) + _out_of_range(sizes[new], lo, hi)
-            sizes[old] -= 1
-            sizes[new] += 1
-            outside += _out_of_range(sizes[old], lo, hi) + _out_of_range(sizes[new], lo, hi)
-            z[v] = new
-            for i in range(indptr[v], indptr[v + 1]):
-                nbr[neighbours[i], old] -= 1
-                nbr[neighbours[i], new] += 1
+            outside += _move(v, new, indptr, neighbours, z, nbr, sizes, lo, hi)
             if entered < 0 and outside == 0:
                 entered = sweep + 1
         pair = 0
