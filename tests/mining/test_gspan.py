@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from graphaudit.data.graphset import from_edge_list
-from graphaudit.graphs.dfscode import LabeledGraph, code_text, min_dfs_code, parse_dfs_text
+from graphaudit.graphs.dfscode import DfsTuple, LabeledGraph, code_text, is_min_code, min_dfs_code, parse_dfs_text
+from graphaudit.mining import gspan
 from graphaudit.mining.gspan import graphs_from_graphset, mine, min_support_count
 
 
@@ -79,6 +80,58 @@ def test_matches_brute_force_on_random_databases() -> None:
         assert mine(graphs, sigma=sigma, upper=upper) == expected
         nonempty += len(expected) > 3
     assert nonempty > 80
+
+
+def random_dfs_code(rng: random.Random, graph: LabeledGraph) -> list[DfsTuple]:
+    """A valid DFS code of a connected graph from a random DFS (random start, child and backward-edge order)."""
+    adj, labels = graph.adjacency(), graph.node_labels
+    index, rmpath, used, code = {rng.randrange(graph.num_nodes): 0}, [], set(), []
+    rmpath.append(next(iter(index)))
+    while len(used) < graph.num_edges:
+        r = rmpath[-1]
+        back = [(w, el, eid) for w, el, eid in adj[r] if w in index and eid not in used]
+        rng.shuffle(back)
+        for w, el, eid in back:
+            code.append((index[r], index[w], labels[r], el, labels[w]))
+            used.add(eid)
+        while rmpath and all(w in index for w, _, _ in adj[rmpath[-1]]):
+            rmpath.pop()  # backtrack to the deepest vertex with an unvisited neighbour
+        if not rmpath:
+            break
+        u = rmpath[-1]
+        w, el, eid = rng.choice([x for x in adj[u] if x[0] not in index])
+        index[w] = len(index)
+        code.append((index[u], index[w], labels[u], el, labels[w]))
+        used.add(eid)
+        rmpath.append(w)
+    return code
+
+
+def test_minimality_kernel_agrees_with_the_exact_check() -> None:
+    rng = random.Random(3)
+    verdicts = []
+    for _ in range(300):
+        graph = random_graph(rng, rng.randint(2, 7), rng.randint(0, 4), node_labels=rng.choice([1, 2]),
+                             edge_labels=rng.choice([1, 2]))
+        nodes = max(graph.components(), key=len)
+        if len(nodes) < 2:
+            continue
+        graph = graph.induced(nodes)
+        for code in [random_dfs_code(rng, graph) for _ in range(3)] + [list(min_dfs_code(graph))]:
+            status = gspan._min_code_status(np.array(code, dtype=np.int64), 10_000)
+            assert status == int(is_min_code(code)), code
+            verdicts.append(status)
+    assert 0 < sum(verdicts) < len(verdicts)
+
+
+def test_codes_past_the_state_budget_go_to_the_exact_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    star = LabeledGraph.build([0] * 6, [(0, v, 0) for v in range(1, 6)])
+    assert gspan._min_code_status(np.array(min_dfs_code(star), dtype=np.int64), 50) == -1  # 5! embeddings
+    rng = random.Random(4)
+    graphs = [random_graph(rng, 8, 3, node_labels=2, edge_labels=1) for _ in range(6)] + [star] * 3
+    expected = mine(graphs, sigma=0.3)
+    monkeypatch.setattr(gspan, "STATE_BUDGET", 0)
+    assert mine(graphs, sigma=0.3) == expected == brute_force(graphs, 0.3, 8)
 
 
 def test_pattern_keys_describe_connected_patterns_within_the_vertex_cap() -> None:

@@ -1,6 +1,6 @@
 """One entry for frequent-pattern mining with a choice of engine.
 
-``own`` is :func:`graphaudit.mining.gspan.mine` (pure Python, any projection cap); ``gbolt`` is the paper's
+``own`` is :func:`graphaudit.mining.gspan.mine` (numba kernels, any projection cap); ``gbolt`` is the paper's
 binary (:mod:`graphaudit.mining.gbolt`), whose projection cap is compiled in at 500,000; ``auto`` takes gBolt
 when it is installed and the requested cap is gBolt's, else the own engine. Both return identical pattern
 maps (tested on MUTAG and PTC_MR), so the choice changes only speed and memory.
