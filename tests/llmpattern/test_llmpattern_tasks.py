@@ -6,7 +6,7 @@ import pytest
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.datasets import write_items
-from graphaudit.llmpattern.tasks import (_ranks, covers, evaluated_items, llmpattern_respond, prompt_jobs,
+from graphaudit.llmpattern.tasks import (REPO_CAPS, _ranks, _table, covers, evaluated_items, llmpattern_respond, prompt_jobs,
                                          responder_slug, set_items, summary)
 
 CFG = {"seed": 0, "scales": ["small", "medium"], "translation": {"per_pattern": 1},
@@ -80,3 +80,12 @@ def test_summary_and_ranks():
     assert list(ranks.index) == ["b", "a"]  # best first; c did not answer T1, so it is not ranked
     assert ranks.loc["a", "T1"] == 2 and ranks.loc["b", "T1"] == 1  # a's T1 mean is 0.75 < 0.9
     assert ranks.loc["a", "T7"] == 2 and (ranks.loc["a", "mean_rank"], ranks.loc["b", "mean_rank"]) == (2.0, 1.0)
+
+
+def test_oracle_cells_below_one_carry_the_scoring_cap():
+    frame = pd.DataFrame([
+        {"task": "T7", "responder": "oracle", "mode": "repo", "value": 0.64},
+        {"task": "T7", "responder": "oracle", "mode": "clean", "value": 1.0},
+        {"task": "T7", "responder": "empty", "mode": "repo", "value": 0.0}])
+    notes = _table(frame, "T7")["note"].tolist()
+    assert notes[0] == REPO_CAPS["T7"] and pd.isna(notes[1]) and pd.isna(notes[2])
