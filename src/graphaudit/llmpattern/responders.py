@@ -43,9 +43,9 @@ from graphaudit.llmpattern.answers import BASELINES, oracle_answer
 from graphaudit.llmpattern.cache import ResponseCache, prompt_hash, response_key
 from graphaudit.llmpattern.datasets import Item
 
-__all__ = ["PROMPT_OPTIONS", "AnswerFunction", "BaselineResponder", "CredentialsError", "DEFAULT_BASE_URL", "OpenAICompatibleResponder",
-           "OracleResponder", "RateLimiter", "ReplayCheck", "ReplayError", "ReplayResponder", "Reply", "Responder",
-           "ResponderError", "Response", "backoff_delay", "make_responder"]
+__all__ = ["PROMPT_OPTIONS", "AnswerFunction", "BaselineResponder", "CredentialsError", "DEFAULT_BASE_URL",
+           "OpenAICompatibleResponder", "OracleResponder", "RateLimiter", "ReplayCheck", "ReplayError",
+           "ReplayResponder", "Reply", "Responder", "ResponderError", "Response", "backoff_delay", "make_responder"]
 
 log = logging.getLogger(__name__)
 

@@ -33,8 +33,8 @@ from graphaudit.llmpattern.responders import PROMPT_OPTIONS, Responder, make_res
 from graphaudit.llmpattern.scorers import aggregate, score_answer
 from graphaudit.report.tables import write_table
 
-__all__ = ["SETS", "TABLES", "covers", "responder_slug", "summary", "evaluated_items", "llmpattern_items", "llmpattern_respond",
-           "llmpattern_statistics", "llmpattern_tables", "prompt_jobs", "set_items"]
+__all__ = ["REPO_CAPS", "SETS", "TABLES", "covers", "evaluated_items", "llmpattern_items", "llmpattern_respond",
+           "llmpattern_statistics", "llmpattern_tables", "prompt_jobs", "responder_slug", "set_items", "summary"]
 
 log = logging.getLogger(__name__)
 

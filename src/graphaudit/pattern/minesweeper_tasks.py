@@ -23,8 +23,8 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.data.registry import get_spec
 from graphaudit.pattern.minesweeper import Board, MaskAUC, mask_auroc, read_official, regenerate_board
 from graphaudit.pattern.ms_bp import belief_propagation
-from graphaudit.pattern.ms_strip import (ChainState, combine_chains, label_trace_weights, run_chain, self_test_full_width,
-                                         self_test_strips, start_chain)
+from graphaudit.pattern.ms_strip import (ChainState, combine_chains, label_trace_weights, run_chain,
+                                         self_test_full_width, self_test_strips, start_chain)
 from graphaudit.report.tables import write_table
 from graphaudit.stats.convergence import (auc_spread, between_chain_sd_quantile, ess_bulk, half_difference,
                                           split_rhat)
