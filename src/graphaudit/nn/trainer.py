@@ -1,0 +1,390 @@
+"""The resumable trainer for graph anomaly detectors: full budget, one record per evaluation point.
+
+A run lives in one folder:
+
+- ``records.jsonl``: one JSON line per evaluation point (``epoch % eval_freq == 0``) with the epoch, the
+  mean training loss, non-finite counts, seed, config hash, versions, device, wall time and peak memory;
+- ``scores/epoch_<epoch>.test.npz`` and ``.holdout.npz``: per-graph scores keyed by graph id
+  (``item_id``, ``score``), never by loader order;
+- ``checkpoint.pt``: model, optimizer, epoch, wall time and every RNG state (Python, numpy, torch CPU and
+  CUDA, the loaders' generator), written atomically at evaluation points and every ``checkpoint_every_s``.
+
+Calling :func:`train` again on the same folder resumes from the checkpoint; on CPU the resumed run gives
+the same records, scores and weights as an uninterrupted one. Test and hold-out scoring run inside
+:func:`preserved_rng`, so recording never changes the training trajectory (unlike UB-GOLD, whose shuffled
+test loader draws from the training RNG, spec §8.6).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import random
+import resource
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch_geometric.data import Batch, Data
+from torch_geometric.loader import DataLoader
+
+from graphaudit.common.atomic import atomic_path
+from graphaudit.common.records import (append_record, environment_versions, read_records, write_item_scores,
+                                       write_records)
+from graphaudit.common.seeds import stable_seed
+from graphaudit.data.graphset import GraphSet
+from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
+
+__all__ = ["CHECKPOINT", "RECORDS", "Detector", "RunGraphs", "TrainConfig", "TrainResult", "config_hash",
+           "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device", "score_graphs", "train"]
+
+RECORDS = "records.jsonl"
+CHECKPOINT = "checkpoint.pt"
+_CHECKPOINT_FORMAT = 1
+
+
+class Detector(torch.nn.Module, ABC):
+    """A graph-level anomaly detector the trainer can run; ``config`` is its hyperparameter dataclass."""
+
+    config: Any
+
+    def setup(self, batches: Iterable[Batch]) -> None:
+        """One-off fitting on the training graphs before the first epoch (e.g. OCGIN's centre).
+
+        Runs without gradients, and is not repeated on resume: whatever it fits must live in the
+        state dict (parameters or buffers).
+        """
+
+    @abstractmethod
+    def loss(self, batch: Batch) -> torch.Tensor:
+        """Per-graph training loss, shape ``(num_graphs,)``; the trainer minimises its mean."""
+
+    @abstractmethod
+    def score(self, batch: Batch) -> torch.Tensor:
+        """Per-graph anomaly score, shape ``(num_graphs,)``; higher means more anomalous."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Training settings; the defaults are UB-GOLD's shared ``mymain.py`` defaults (spec §3.4).
+
+    ``device`` is ``"auto"`` (CUDA when available, else CPU), ``"cpu"`` or a torch device string.
+    ``shuffle_test`` keeps UB-GOLD's shuffled test loader; scores are keyed by graph id either way.
+    """
+
+    num_epoch: int = 400
+    eval_freq: int = 4
+    batch_size: int = 128
+    batch_size_test: int = 9999
+    lr: float = 1e-4
+    weight_decay: float = 0.0
+    seed: int = 3407
+    device: str = "auto"
+    shuffle_test: bool = True
+    checkpoint_every_s: float = 300.0
+
+    def __post_init__(self) -> None:
+        for name in ("num_epoch", "eval_freq", "batch_size", "batch_size_test"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"TrainConfig.{name} must be at least 1, got {getattr(self, name)}")
+
+
+@dataclass(frozen=True)
+class RunGraphs:
+    """The graphs of one run, each a PyG ``Data`` with a ``graph_id`` tensor of shape (1,).
+
+    ``train`` holds normal graphs only; ``holdout`` the held-out normals (may be empty). No labels are
+    needed: test labels stay with the caller and are joined to the scores by graph id.
+    """
+
+    train: Sequence[Data]
+    test: Sequence[Data]
+    holdout: Sequence[Data]
+
+    def __post_init__(self) -> None:
+        if not self.train or not self.test:
+            raise ValueError("a run needs at least one training graph and one test graph")
+        for name in ("train", "test", "holdout"):
+            ids = _ids_of(getattr(self, name), name)
+            if len(np.unique(ids)) != len(ids):
+                raise ValueError(f"RunGraphs.{name}: graph ids are not unique")
+
+    def ids(self) -> dict[str, list[int]]:
+        """Graph ids per part, in the given order (they enter the config hash)."""
+        return {name: _ids_of(getattr(self, name), name).tolist() for name in ("train", "test", "holdout")}
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` leaves: the detector (trained up to ``epoch``) and whether the budget is done."""
+
+    detector: Detector
+    epoch: int
+    completed: bool
+    device: str
+    run_dir: Path
+
+
+def graphs_with_ids(graphs: GraphSet, ids: Iterable[int]) -> list[Data]:
+    """PyG graphs of a GraphSet with ``graph_id`` = their index in the set; labels (``y``) are dropped."""
+    out = []
+    for g in ids:
+        data = graphs.to_pyg(int(g))
+        del data.y
+        data.graph_id = torch.tensor([int(g)], dtype=torch.long)
+        out.append(data)
+    return out
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto`` means CUDA when available, else CPU; anything else is passed to ``torch.device``."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def config_hash(detector: Detector, graphs: RunGraphs, config: TrainConfig) -> str:
+    """SHA-256 (16 hex digits) of everything that defines the trajectory: detector class and config,
+    training settings (not the device or checkpoint interval) and the graph ids of every part."""
+    settings = {k: v for k, v in asdict(config).items() if k not in ("device", "checkpoint_every_s")}
+    content = {"detector": type(detector).__name__, "detector_config": asdict(detector.config),
+               "train": settings, "graphs": graphs.ids()}
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+# ---- RNG state -------------------------------------------------------------------------------------
+
+def _capture_rng(generator: torch.Generator) -> dict[str, Any]:
+    """Every RNG state the run draws from, in types ``torch.load(weights_only=True)`` accepts."""
+    name, keys, pos, has_gauss, gauss = np.random.get_state()
+    state: dict[str, Any] = {
+        "python": random.getstate(),
+        "numpy": (name, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(gauss)),
+        "torch": torch.get_rng_state(),
+        "loader": generator.get_state(),
+    }
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _restore_rng(state: dict[str, Any], generator: torch.Generator) -> None:
+    version, internal, gauss_next = state["python"]
+    random.setstate((version, tuple(internal), gauss_next))
+    name, keys, pos, has_gauss, gauss = state["numpy"]
+    np.random.set_state((name, keys.numpy().astype(np.uint32), pos, has_gauss, gauss))
+    torch.set_rng_state(state["torch"])
+    generator.set_state(state["loader"])
+    if "cuda" in state:
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+@contextlib.contextmanager
+def preserved_rng(generator: torch.Generator) -> Iterator[None]:
+    """Run a block (scoring) and put every RNG state back afterwards, so it leaves no trace on training."""
+    saved = _capture_rng(generator)
+    try:
+        yield
+    finally:
+        _restore_rng(saved, generator)
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+# ---- one epoch, one scoring pass ---------------------------------------------------------------------
+
+def _train_epoch(detector: Detector, optimizer: torch.optim.Optimizer, loader: DataLoader,
+                 device: torch.device) -> float:
+    """One pass over the training loader; returns the mean per-graph loss."""
+    detector.train()
+    total, count = 0.0, 0
+    for batch in loader:
+        batch = batch.to(device)
+        optimizer.zero_grad()
+        losses = detector.loss(batch)
+        losses.mean().backward()
+        optimizer.step()
+        total += float(losses.detach().sum())
+        count += losses.numel()
+    return total / count
+
+
+@torch.no_grad()
+def score_graphs(detector: Detector, loader: DataLoader, device: torch.device) -> tuple[np.ndarray, np.ndarray]:
+    """(graph ids, float32 scores) in loader order; each score stays paired with its own graph's id."""
+    detector.eval()
+    ids, scores = [], []
+    for batch in loader:
+        batch = batch.to(device)
+        values = detector.score(batch)
+        if values.shape != (batch.num_graphs,):
+            raise ValueError(f"{type(detector).__name__}.score returned shape {tuple(values.shape)}, "
+                             f"expected ({batch.num_graphs},): one score per graph")
+        ids.append(batch.graph_id.cpu().numpy())
+        scores.append(values.float().cpu().numpy())
+    detector.train()
+    if not ids:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    return np.concatenate(ids).astype(np.int64), np.concatenate(scores)
+
+
+# ---- checkpoints and records ---------------------------------------------------------------------------
+
+def _save_checkpoint(path: Path, detector: Detector, optimizer: torch.optim.Optimizer, generator: torch.Generator,
+                     epoch: int, wall_s: float, run_hash: str) -> None:
+    content = {"format": _CHECKPOINT_FORMAT, "config_hash": run_hash, "epoch": epoch, "wall_s": wall_s,
+               "model": detector.state_dict(), "optimizer": optimizer.state_dict(), "rng": _capture_rng(generator)}
+    with atomic_path(path) as tmp:
+        torch.save(content, tmp)
+
+
+def _load_checkpoint(path: Path, detector: Detector, optimizer: torch.optim.Optimizer, generator: torch.Generator,
+                     run_hash: str) -> tuple[int, float]:
+    """Restore a checkpoint in place; returns (epoch, wall seconds so far)."""
+    content = torch.load(path, map_location="cpu", weights_only=True)
+    if content.get("format") != _CHECKPOINT_FORMAT:
+        raise ValueError(f"{path}: unknown checkpoint format {content.get('format')!r}")
+    if content["config_hash"] != run_hash:
+        raise ValueError(f"{path} belongs to another configuration (hash {content['config_hash']}, this run "
+                         f"{run_hash}); remove the run folder to start over")
+    detector.load_state_dict(content["model"])
+    optimizer.load_state_dict(content["optimizer"])
+    _restore_rng(content["rng"], generator)
+    return int(content["epoch"]), float(content["wall_s"])
+
+
+def _drop_records_after(path: Path, epoch: int) -> None:
+    """Keep only records up to ``epoch``: a run killed after a record but before its checkpoint redoes it."""
+    if not path.exists():
+        return
+    records = read_records(path)
+    kept = [r for r in records if r["epoch"] <= epoch]
+    if len(kept) != len(records):
+        write_records(path, kept)
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
+
+
+def _record(run_dir: Path, epoch: int, train_loss: float, scores: dict[str, tuple[np.ndarray, np.ndarray]],
+            context: dict[str, Any]) -> None:
+    """Write the epoch's score files, then append its record (the record points at existing files)."""
+    files = {}
+    for part, (ids, values) in scores.items():
+        name = f"scores/epoch_{epoch:06d}.{part}.npz"
+        write_item_scores(run_dir / name, ids, score=values)
+        files[part] = name
+    record = {
+        "epoch": epoch,
+        "train_loss": train_loss,
+        "train_loss_finite": bool(np.isfinite(train_loss)),
+        "n_test": len(scores["test"][0]),
+        "n_holdout": len(scores["holdout"][0]),
+        "nonfinite_test": int(np.count_nonzero(~np.isfinite(scores["test"][1]))),
+        "nonfinite_holdout": int(np.count_nonzero(~np.isfinite(scores["holdout"][1]))),
+        "test_scores": files["test"],
+        "holdout_scores": files["holdout"],
+        "peak_rss_mb": _peak_rss_mb(),
+        **context,
+    }
+    append_record(run_dir / RECORDS, record)
+
+
+# ---- the run -------------------------------------------------------------------------------------------
+
+def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig, run_dir: str | Path, *,
+          stop_after_epoch: int | None = None) -> TrainResult:
+    """Train a detector for the full budget, recording every evaluation point; resume when a checkpoint exists.
+
+    ``build`` constructs the detector after the global RNGs are seeded with ``config.seed``, so its
+    initial weights are reproducible. ``stop_after_epoch`` ends the call after that epoch with a
+    checkpoint (a job that must fit a time slot); a later call continues the run.
+    """
+    run_dir = Path(run_dir)
+    device = resolve_device(config.device)
+    _seed_everything(config.seed)
+    detector = build().to(device)
+    optimizer = torch.optim.Adam(detector.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    generator = torch.Generator().manual_seed(stable_seed("nn.trainer", "loader", config.seed))
+    run_hash = config_hash(detector, graphs, config)
+    checkpoint = run_dir / CHECKPOINT
+    if checkpoint.exists():
+        start, wall_s = _load_checkpoint(checkpoint, detector, optimizer, generator, run_hash)
+    else:
+        start, wall_s = 0, 0.0
+        _fit_setup(detector, graphs.train, config, device)
+    _drop_records_after(run_dir / RECORDS, start)
+
+    def loader(part: Sequence[Data], batch_size: int, shuffle: bool) -> DataLoader:
+        return DataLoader(list(part), batch_size=batch_size, shuffle=shuffle, generator=generator)
+
+    train_loader = loader(graphs.train, config.batch_size, True)
+    eval_loaders = {"test": loader(graphs.test, config.batch_size_test, config.shuffle_test),
+                    "holdout": loader(graphs.holdout, config.batch_size_test, config.shuffle_test)}
+    context = {"seed": config.seed, "config_hash": run_hash, "versions": environment_versions(),
+               "device": str(device), "detector": type(detector).__name__}
+    last_save = time.monotonic()
+    epoch = start
+    end = config.num_epoch if stop_after_epoch is None else min(stop_after_epoch, config.num_epoch)
+    while epoch < end:
+        epoch += 1
+        began = time.monotonic()
+        train_loss = _train_epoch(detector, optimizer, train_loader, device)
+        evaluate = epoch % config.eval_freq == 0
+        if evaluate:
+            with preserved_rng(generator):
+                scores = {part: score_graphs(detector, ld, device) for part, ld in eval_loaders.items()}
+        wall_s += time.monotonic() - began
+        if evaluate:
+            _record(run_dir, epoch, train_loss, scores, {**context, "wall_s": wall_s})
+        due = time.monotonic() - last_save >= config.checkpoint_every_s
+        if evaluate or due or epoch in (stop_after_epoch, config.num_epoch):
+            _save_checkpoint(checkpoint, detector, optimizer, generator, epoch, wall_s, run_hash)
+            last_save = time.monotonic()
+    return TrainResult(detector=detector, epoch=epoch, completed=epoch >= config.num_epoch, device=str(device),
+                       run_dir=run_dir)
+
+
+def _fit_setup(detector: Detector, train_graphs: Sequence[Data], config: TrainConfig, device: torch.device) -> None:
+    """Run the detector's one-off setup over the training graphs in a fixed order, without gradients."""
+    ordered = DataLoader(list(train_graphs), batch_size=config.batch_size, shuffle=False)
+    with torch.no_grad():
+        detector.setup(batch.to(device) for batch in ordered)
+
+
+# ---- records -> trajectory ---------------------------------------------------------------------------
+
+def load_trajectory(run_dir: str | Path) -> Trajectory:
+    """The run's records and score files as a :class:`~graphaudit.selection.trajectory.Trajectory`."""
+    run_dir = Path(run_dir)
+    points = []
+    for record in read_records(run_dir / RECORDS):
+        test_ids, test_scores = _read_scores(run_dir / record["test_scores"])
+        holdout_ids, holdout_scores = _read_scores(run_dir / record["holdout_scores"])
+        points.append(EvaluationPoint(epoch=int(record["epoch"]), train_loss=float(record["train_loss"]),
+                                      test_ids=test_ids, test_scores=test_scores,
+                                      holdout_ids=holdout_ids, holdout_scores=holdout_scores))
+    return Trajectory.from_points(points)
+
+
+def _read_scores(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    with np.load(path, allow_pickle=False) as archive:
+        return archive["item_id"], archive["score"]
+
+
+def _ids_of(graphs: Sequence[Data], name: str) -> np.ndarray:
+    missing = [i for i, g in enumerate(graphs) if getattr(g, "graph_id", None) is None]
+    if missing:
+        raise ValueError(f"RunGraphs.{name}: graphs {missing[:5]} have no graph_id (use graphs_with_ids)")
+    return np.array([int(g.graph_id.reshape(-1)[0]) for g in graphs], dtype=np.int64)

@@ -1,0 +1,199 @@
+"""The resumable trainer: bit-identical resume, RNG-isolated recording, id-keyed scores, flags, trajectories."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch_geometric.data import Batch, Data
+
+from graphaudit.common.records import read_records
+from graphaudit.data.graphset import from_edge_list
+from graphaudit.nn import (OCGIN, Detector, OCGINConfig, RunGraphs, TrainConfig, graphs_with_ids, load_trajectory,
+                           train)
+from graphaudit.nn.trainer import CHECKPOINT, RECORDS
+
+VOLATILE = {"wall_s", "peak_rss_mb"}  # machine-dependent record fields
+
+
+def ring(graph_id: int, n: int, label: int = 0) -> Data:
+    """A cycle of ``n`` nodes plus a pendant node (not regular: GraphNorm would zero a regular graph),
+    every node with one-hot label ``label`` (of 2)."""
+    src = torch.cat([torch.arange(n), torch.tensor([n])])
+    dst = torch.cat([(torch.arange(n) + 1) % n, torch.tensor([0])])
+    x = torch.zeros(n + 1, 2)
+    x[:, label] = 1.0
+    return Data(x=x, edge_index=torch.stack([torch.cat([src, dst]), torch.cat([dst, src])]),
+                graph_id=torch.tensor([graph_id]))
+
+
+def toy_graphs() -> RunGraphs:
+    """12 training rings, 6 test rings plus 2 relabelled ones, 3 held-out rings; ids deliberately unordered."""
+    train_graphs = [ring(100 + i, 4 + i % 5) for i in range(12)]
+    test = [ring(57 - 3 * i, 4 + i % 4) for i in range(6)] + [ring(7, 5, label=1), ring(300, 6, label=1)]
+    holdout = [ring(90 - i, 5 + i) for i in range(3)]
+    return RunGraphs(train=train_graphs, test=test, holdout=holdout)
+
+
+def ocgin() -> OCGIN:
+    return OCGIN(2, OCGINConfig(hidden_dim=8, num_layer=2))
+
+
+def config(**changes: object) -> TrainConfig:
+    base = {"num_epoch": 6, "eval_freq": 2, "batch_size": 4, "batch_size_test": 3, "lr": 1e-2, "seed": 3407,
+            "device": "cpu"}
+    return TrainConfig(**{**base, **changes})
+
+
+def stable(records: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in records]
+
+
+def weights(detector: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in detector.state_dict().items()}
+
+
+def assert_same_weights(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> None:
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+
+
+def test_records_one_line_per_evaluation_point(tmp_path: Path) -> None:
+    result = train(ocgin, toy_graphs(), config(), tmp_path)
+    records = read_records(tmp_path / RECORDS)
+    assert result.completed and result.device == "cpu"
+    assert [r["epoch"] for r in records] == [2, 4, 6]
+    first = records[0]
+    assert first["device"] == "cpu" and first["seed"] == 3407 and first["detector"] == "OCGIN"
+    assert first["n_test"] == 8 and first["n_holdout"] == 3 and first["nonfinite_test"] == 0
+    assert len({r["config_hash"] for r in records}) == 1 and "torch" in first["versions"]
+    assert all(np.isfinite(r["train_loss"]) for r in records)
+
+
+def test_resume_is_bit_identical(tmp_path: Path) -> None:
+    whole = train(ocgin, toy_graphs(), config(), tmp_path / "whole")
+    first = train(ocgin, toy_graphs(), config(), tmp_path / "split", stop_after_epoch=3)
+    assert not first.completed and first.epoch == 3
+    resumed = train(ocgin, toy_graphs(), config(), tmp_path / "split")
+    assert resumed.completed
+    assert_same_weights(weights(whole.detector), weights(resumed.detector))
+    assert stable(read_records(tmp_path / "whole" / RECORDS)) == stable(read_records(tmp_path / "split" / RECORDS))
+    for name in ("epoch_000004.test.npz", "epoch_000006.holdout.npz"):
+        a = np.load(tmp_path / "whole" / "scores" / name)
+        b = np.load(tmp_path / "split" / "scores" / name)
+        assert np.array_equal(a["item_id"], b["item_id"]) and np.array_equal(a["score"], b["score"])
+
+
+def test_resume_drops_records_written_after_the_checkpoint(tmp_path: Path) -> None:
+    """A run killed between a record and its checkpoint redoes that point instead of duplicating it."""
+    whole = train(ocgin, toy_graphs(), config(), tmp_path / "whole")
+    train(ocgin, toy_graphs(), config(), tmp_path / "split", stop_after_epoch=3)
+    with open(tmp_path / "split" / RECORDS, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"epoch": 4, "train_loss": 0.0}) + "\n" + '{"epoch": 6, "tor')
+    resumed = train(ocgin, toy_graphs(), config(), tmp_path / "split")
+    assert stable(read_records(tmp_path / "whole" / RECORDS)) == stable(read_records(tmp_path / "split" / RECORDS))
+    assert_same_weights(weights(whole.detector), weights(resumed.detector))
+
+
+def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
+    train(ocgin, toy_graphs(), config(), tmp_path, stop_after_epoch=2)
+    with pytest.raises(ValueError, match="another configuration"):
+        train(ocgin, toy_graphs(), config(lr=1e-3), tmp_path)
+
+
+def test_recording_does_not_change_the_trajectory(tmp_path: Path) -> None:
+    """Scoring after every epoch (shuffled, small test batches) leaves the same weights as never scoring."""
+    recorded = train(ocgin, toy_graphs(), config(eval_freq=1), tmp_path / "every")
+    silent = train(ocgin, toy_graphs(), config(eval_freq=100), tmp_path / "never")
+    assert len(read_records(tmp_path / "every" / RECORDS)) == 6
+    assert not (tmp_path / "never" / RECORDS).exists()
+    assert_same_weights(weights(recorded.detector), weights(silent.detector))
+
+
+def test_scores_are_keyed_by_graph_id_under_shuffling(tmp_path: Path) -> None:
+    graphs = toy_graphs()
+    result = train(ocgin, graphs, config(num_epoch=2, shuffle_test=True, batch_size_test=3), tmp_path)
+    stored = np.load(tmp_path / "scores" / "epoch_000002.test.npz")
+    by_id = dict(zip(stored["item_id"].tolist(), stored["score"].tolist()))
+    detector = result.detector.eval()
+    with torch.no_grad():
+        for graph in graphs.test:
+            alone = float(detector.score(Batch.from_data_list([graph]))[0])
+            assert by_id[int(graph.graph_id)] == pytest.approx(alone, rel=1e-5, abs=1e-6)
+
+
+@dataclass(frozen=True)
+class _NoConfig:
+    pass
+
+
+class NaNOnOddIds(Detector):
+    """A detector whose score is NaN for odd graph ids and +inf for id 300: non-finite values must be counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.config = _NoConfig()
+        self.weight = torch.nn.Parameter(torch.ones(2))
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        from torch_geometric.utils import scatter
+        return scatter((batch.x @ self.weight) ** 2, batch.batch, dim_size=batch.num_graphs, reduce="mean")
+
+    def score(self, batch: Batch) -> torch.Tensor:
+        score = self.loss(batch)
+        score = torch.where(batch.graph_id % 2 == 1, torch.full_like(score, float("nan")), score)
+        return torch.where(batch.graph_id == 300, torch.full_like(score, float("inf")), score)
+
+
+def test_nonfinite_scores_are_counted_not_hidden(tmp_path: Path) -> None:
+    graphs = toy_graphs()
+    train(NaNOnOddIds, graphs, config(num_epoch=2), tmp_path)
+    record = read_records(tmp_path / RECORDS)[0]
+    odd_test = sum(int(g.graph_id) % 2 for g in graphs.test)
+    odd_holdout = sum(int(g.graph_id) % 2 for g in graphs.holdout)
+    assert record["nonfinite_test"] == odd_test + 1
+    assert record["nonfinite_holdout"] == odd_holdout
+    stored = np.load(tmp_path / "scores" / "epoch_000002.test.npz")
+    assert np.isnan(stored["score"][stored["item_id"] % 2 == 1]).all()
+    assert np.isposinf(stored["score"][stored["item_id"] == 300]).all()
+
+
+def test_records_convert_to_a_trajectory(tmp_path: Path) -> None:
+    graphs = toy_graphs()
+    train(ocgin, graphs, config(), tmp_path)
+    trajectory = load_trajectory(tmp_path)
+    records = read_records(tmp_path / RECORDS)
+    assert trajectory.epochs.tolist() == [2, 4, 6]
+    assert trajectory.train_loss.tolist() == [r["train_loss"] for r in records]
+    assert trajectory.test_ids.tolist() == sorted(int(g.graph_id) for g in graphs.test)
+    assert trajectory.holdout_ids.tolist() == sorted(int(g.graph_id) for g in graphs.holdout)
+    stored = np.load(tmp_path / "scores" / "epoch_000004.test.npz")
+    order = np.argsort(stored["item_id"])
+    np.testing.assert_array_equal(trajectory.test_scores[1], stored["score"][order].astype(np.float64))
+
+
+def test_graphs_with_ids_drop_labels_and_keep_ids() -> None:
+    graphs = from_edge_list("toy", np.array([0, 0, 0, 1, 1]), np.array([[0, 1], [1, 2], [3, 4]]),
+                            node_labels=np.array([0, 1, 1, 0, 2]), graph_labels=np.array([1, 0]))
+    converted = graphs_with_ids(graphs, [1, 0])
+    assert [int(g.graph_id) for g in converted] == [1, 0]
+    assert all("y" not in g for g in converted)
+    assert converted[0].x.shape == (2, 3)
+
+
+def test_run_graphs_need_unique_ids() -> None:
+    with pytest.raises(ValueError, match="not unique"):
+        RunGraphs(train=[ring(1, 4), ring(1, 5)], test=[ring(2, 4)], holdout=[])
+    with pytest.raises(ValueError, match="no graph_id"):
+        RunGraphs(train=[Data(x=torch.ones(2, 2))], test=[ring(2, 4)], holdout=[])
+
+
+def test_checkpoint_loads_with_weights_only(tmp_path: Path) -> None:
+    train(ocgin, toy_graphs(), config(num_epoch=2), tmp_path)
+    content = torch.load(tmp_path / CHECKPOINT, weights_only=True)
+    assert content["epoch"] == 2 and set(content["rng"]) >= {"python", "numpy", "torch", "loader"}
