@@ -236,10 +236,19 @@ def _log_weights(v: int, z: np.ndarray, nbr: np.ndarray, sizes: np.ndarray, log_
             others = sizes[b] - nbr[v, b] - (1 if b == current else 0)
             total += nbr[v, b] * log_b[a, b] + others * log_1mb[a, b]
         out[a] = total
-    if not size_prior:
-        return
+    if size_prior:
+        _add_size_weights(v, z, sizes, 1, lo, hi, out)
+
+
+@numba.njit(cache=True)
+def _add_size_weights(v: int, z: np.ndarray, sizes: np.ndarray, shift: int, lo: int, hi: int,
+                     out: np.ndarray) -> None:
+    """Add the size prior's log(s_k + shift) (s_k: size of k without ``v``) to ``out`` and apply the range
+    rule of :func:`_log_weights` (shift 1: prior Π s_k!; shift 0: CLUSTER's Π (s_k - 1)!)."""
+    k = sizes.shape[0]
+    current = z[v]
     for a in range(k):
-        out[a] += math.log(sizes[a] - (1 if a == current else 0) + 1)
+        out[a] += math.log(sizes[a] - (1 if a == current else 0) + shift)
     if sizes[current] <= lo:
         for a in range(k):
             if a != current:

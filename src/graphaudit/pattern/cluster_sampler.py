@@ -57,6 +57,7 @@ import numpy as np
 from graphaudit.common.progress import track
 from graphaudit.common.seeds import stable_seed
 from graphaudit.pattern.blind import (
+    _add_size_weights,
     _draw,
     _log_weights,
     _move,
@@ -164,20 +165,7 @@ def _node_log_weights(v: int, z: np.ndarray, nbr: np.ndarray, sizes: np.ndarray,
     """Log-weights of node ``v`` joining each block: likelihood + log(s_k + shift) (s_k without v; never 0
     for shift 0, as every block holds its revealed node), then the range rule (-inf = forbidden)."""
     _log_weights(v, z, nbr, sizes, log_b, log_1mb, False, lo, hi, out)
-    k = sizes.shape[0]
-    current = z[v]
-    for a in range(k):
-        out[a] += math.log(sizes[a] - (1 if a == current else 0) + shift)
-    if sizes[current] <= lo:
-        for a in range(k):
-            if a != current:
-                out[a] = -np.inf
-        return
-    if sizes[current] > hi:
-        out[current] = -np.inf
-    for a in range(k):
-        if a != current and sizes[a] >= hi:
-            out[a] = -np.inf
+    _add_size_weights(v, z, sizes, shift, lo, hi, out)
 
 
 @numba.njit(cache=True)
