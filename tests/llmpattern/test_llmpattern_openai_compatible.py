@@ -142,7 +142,9 @@ def test_retries_429_and_5xx_with_backoff(server: FakeServer) -> None:
 
 
 def test_gives_up_after_max_retries_without_showing_the_key(server: FakeServer, caplog) -> None:
-    echo = lambda headers: f"upstream failed for {headers['Authorization']}"  # noqa: E731
+    def echo(headers) -> str:  # an upstream error body that repeats the Authorization header
+        return f"upstream failed for {headers['Authorization']}"
+
     server.script = [(500, echo, {}, 0.0)] * 3
     sleeps: list[float] = []
     item, prompt = _batch(1)[0]

@@ -58,8 +58,8 @@ def test_job_counts():
 def test_table4_rows_carry_estimates_and_diagnostics():
     cluster = pd.DataFrame([{"variant": "final", "chains": 8, "sweeps": 800, "pooled": 82.3, "ci_low": 81.5,
                              "ci_high": 83.0, "agreement_median": 0.96, "agreement_worst": 0.5, "graphs": 1000}])
-    ms = pd.DataFrame([{"method": "belief propagation", "information": "features", "board": "official", "mean_auc": 98.77,
-                        "sd_auc": 0.12, "sweeps": 400, "last_change": 0.021, "chains": np.nan,
+    ms = pd.DataFrame([{"method": "belief propagation", "information": "features", "board": "official",
+                        "mean_auc": 98.77, "sd_auc": 0.12, "sweeps": 400, "last_change": 0.021, "chains": np.nan,
                         "annealing_sweeps_max": np.nan, "valid_chains": np.nan, "chain_aucs": ""}])
     rows = cluster_rows(cluster) + minesweeper_rows(ms) + published_rows(
         [{"benchmark": "CLUSTER", "estimate": 81.6, "diagnostics": "GRPE-Small"}])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphaudit.data.graphset import from_edge_list
 from graphaudit.pattern.cluster import (
     ClusterLaw,
     check_cluster_graphs,
@@ -117,28 +116,9 @@ def test_revealed_nodes_refuses_other_features() -> None:
         revealed_nodes(np.array([1, 2, 3, 4]), 3)
 
 
-def _as_release(parts: list[DenseGraphs]):
-    """A GraphSet laid out like the benchmarking-gnns reader's: splits in order, split code per graph."""
-    graph_of_node, edges, features, targets, codes, offset, index = [], [], [], [], [], 0, 0
-    for code, graphs in enumerate(parts):
-        for g in range(graphs.num_graphs):
-            rows, cols = np.nonzero(np.triu(graphs.adjacency(g), 1))
-            edges.append(np.stack([rows, cols], axis=1) + offset)
-            graph_of_node += [index] * graphs.size(g)
-            features.append(graphs.features(g))
-            targets.append(graphs.labels(g))
-            codes.append(code)
-            offset += graphs.size(g)
-            index += 1
-    return from_edge_list("CLUSTER", np.array(graph_of_node), np.concatenate(edges),
-                          node_labels=np.concatenate(features).astype(np.int64),
-                          node_target=np.concatenate(targets).astype(np.int64),
-                          graph_labels=np.array(codes, dtype=np.int64))
-
-
-def test_release_test_split_round_trip_and_check() -> None:
+def test_release_test_split_round_trip_and_check(as_release) -> None:
     parts = [generate_split(LAW, split, n, seed=5) for split, n in (("train", 2), ("val", 1), ("test", 3))]
-    test = release_test(_as_release(parts))
+    test = release_test(as_release("CLUSTER", parts))
     assert test.num_graphs == 3
     for g in range(3):
         assert np.array_equal(test.adjacency(g), parts[2].adjacency(g))
@@ -147,4 +127,4 @@ def test_release_test_split_round_trip_and_check() -> None:
     wrong = parts[2]
     swapped = pack_graphs([wrong.adjacency(0)], [wrong.features(0)], [(wrong.labels(0) + 1) % 6])
     with pytest.raises(ValueError, match="labels"):
-        release_test(_as_release([parts[0], parts[1], swapped]))
+        release_test(as_release("CLUSTER", [parts[0], parts[1], swapped]))

@@ -11,31 +11,11 @@ from graphaudit.pattern.generator import draw_library, law_for, official_split
 from graphaudit.pattern.release import release_splits, release_truth
 
 
-def _as_release(parts):
-    """A GraphSet laid out like the benchmarking-gnns reader's: splits in order, split code per graph."""
-    graph_of_node, edges, features, targets, codes, offset, g_index = [], [], [], [], [], 0, 0
-    for code, graphs in enumerate(parts):
-        for g in range(graphs.num_graphs):
-            adj = graphs.adjacency(g)
-            rows, cols = np.nonzero(np.triu(adj, 1))
-            edges.append(np.stack([rows, cols], axis=1) + offset)
-            graph_of_node += [g_index] * graphs.size(g)
-            features.append(graphs.features(g))
-            targets.append(graphs.labels(g))
-            codes.append(code)
-            offset += graphs.size(g)
-            g_index += 1
-    return from_edge_list("PATTERN", np.array(graph_of_node), np.concatenate(edges),
-                          node_labels=np.concatenate(features).astype(np.int64),
-                          node_target=np.concatenate(targets).astype(np.int64),
-                          graph_labels=np.array(codes, dtype=np.int64))
-
-
-def test_release_round_trip_and_recovered_pattern_ids() -> None:
+def test_release_round_trip_and_recovered_pattern_ids(as_release) -> None:
     law = law_for()
     library = draw_library(law, 3, seed=2)
     parts = [official_split(library, law, split, n, seed=2)[0] for split, n in (("train", 4), ("val", 1), ("test", 2))]
-    splits = release_splits(_as_release(parts))
+    splits = release_splits(as_release("PATTERN", parts))
     for original, (name, back) in zip(parts, splits.items()):
         assert back.num_graphs == original.num_graphs, name
         for g in range(back.num_graphs):

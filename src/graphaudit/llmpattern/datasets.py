@@ -28,7 +28,7 @@ from typing import Any
 
 import networkx as nx
 
-from graphaudit.common.atomic import atomic_open
+from graphaudit.common.records import write_records
 from graphaudit.llmpattern.patterns import MODIFICATIONS, PATTERNS
 
 __all__ = ["Graph", "ITEM_FIELDS", "Item", "SCALES", "SCALE_NODES", "TASKS", "dataset_statistics", "density",
@@ -110,13 +110,10 @@ def make_item(task: str, variant: str, scale: str | None, index: int, directed: 
 
 
 def write_items(path: str | os.PathLike[str], items: Iterable[Item]) -> int:
-    """Write items as JSON Lines (keys sorted, compact), atomically; returns the number written."""
-    count = 0
-    with atomic_open(path, "w", encoding="utf-8", newline="\n") as handle:
-        for item in items:
-            handle.write(json.dumps(item, sort_keys=True, separators=(",", ":")) + "\n")
-            count += 1
-    return count
+    """Write items as JSON Lines (keys sorted), atomically; returns the number written."""
+    items = list(items)
+    write_records(path, items)
+    return len(items)
 
 
 def read_items(path: str | os.PathLike[str]) -> list[Item]:

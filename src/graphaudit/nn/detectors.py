@@ -25,41 +25,37 @@ from torch_geometric.nn import GINConv, GraphNorm, global_add_pool, global_max_p
 
 from graphaudit.nn.trainer import Detector
 
-__all__ = ["GINEncoder", "OCGIN", "OCGINConfig", "OCGTL", "OCGTLConfig"]
+__all__ = ["GINConfig", "GINEncoder", "OCGIN", "OCGINConfig", "OCGTL", "OCGTLConfig"]
 
 _POOLS = {"add": global_add_pool, "mean": global_mean_pool, "max": global_max_pool}
 _NORMS = ("gn", "none")
 
 
 @dataclass(frozen=True)
-class OCGINConfig:
-    """OCGIN options; defaults are UB-GOLD's (``mymain.py``: hidden_dim 16, num_layer 5; gn, add, no bias).
-
-    ``center_eps``: centre coordinates closer to 0 than this are pushed to ±eps, as in deep SVDD, so a
-    network cannot reach the centre by zeroing its last layer.
-    """
+class GINConfig:
+    """The GIN encoder options every detector here shares; defaults are UB-GOLD's (``mymain.py``:
+    hidden_dim 16, num_layer 5; gn, add, no bias)."""
 
     hidden_dim: int = 16
     num_layer: int = 5
     norm_layer: str = "gn"
     aggregation: str = "add"
     bias: bool = False
+
+
+@dataclass(frozen=True)
+class OCGINConfig(GINConfig):
+    """OCGIN options. ``center_eps``: centre coordinates closer to 0 than this are pushed to ±eps, as in deep
+    SVDD, so a network cannot reach the centre by zeroing its last layer."""
+
     center_eps: float = 0.1
 
 
 @dataclass(frozen=True)
-class OCGTLConfig:
-    """OCGTL options; defaults are UB-GOLD's (hidden_dim 16, num_layer 5, gn, add, no bias, num_trans 6).
+class OCGTLConfig(GINConfig):
+    """OCGTL options (UB-GOLD's num_trans 6). ``temperature`` of the cosine similarities is not among
+    UB-GOLD's options; 1.0 is this implementation's choice (a documented assumption, not a spec value)."""
 
-    ``temperature`` of the cosine similarities is not among UB-GOLD's options; 1.0 is this
-    implementation's choice (a documented assumption, not a spec value).
-    """
-
-    hidden_dim: int = 16
-    num_layer: int = 5
-    norm_layer: str = "gn"
-    aggregation: str = "add"
-    bias: bool = False
     num_trans: int = 6
     temperature: float = 1.0
 
@@ -99,7 +95,7 @@ class GINEncoder(nn.Module):
         return torch.cat(pooled, dim=1)
 
 
-def _encoder(in_dim: int, config: OCGINConfig | OCGTLConfig) -> GINEncoder:
+def _encoder(in_dim: int, config: GINConfig) -> GINEncoder:
     return GINEncoder(in_dim, config.hidden_dim, config.num_layer, config.norm_layer, config.aggregation,
                       config.bias)
 

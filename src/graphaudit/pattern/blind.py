@@ -282,6 +282,15 @@ def _out_of_range(size: int, lo: int, hi: int) -> int:
 
 
 @numba.njit(cache=True)
+def _blocks_out_of_range(sizes: np.ndarray, lo: int, hi: int) -> int:
+    """How many blocks have a size outside ``lo..hi``."""
+    count = 0
+    for size in sizes:
+        count += _out_of_range(size, lo, hi)
+    return count
+
+
+@numba.njit(cache=True)
 def _move(v: int, new: int, indptr: np.ndarray, neighbours: np.ndarray, z: np.ndarray, nbr: np.ndarray,
           sizes: np.ndarray, lo: int, hi: int) -> int:
     """Move node ``v`` into block ``new``, updating ``z``, the block sizes and its neighbours' block counts;
@@ -304,9 +313,7 @@ def _chain(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.ndarray, log_1m
     """Run ``len(uniforms)`` sweeps (nodes 0..N-1 in order), updating ``z``/``nbr``/``sizes`` in place and
     writing the assignment after each sweep to ``trace``; returns the entry sweep (see :class:`ChainTrace`)."""
     k = sizes.shape[0]
-    outside = 0
-    for a in range(k):
-        outside += _out_of_range(sizes[a], lo, hi)
+    outside = _blocks_out_of_range(sizes, lo, hi)
     entered = 0 if outside == 0 else -1
     weights = np.empty(k)
     cumulative = np.empty(k)
@@ -314,8 +321,7 @@ def _chain(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.ndarray, log_1m
         for v in range(z.shape[0]):
             _log_weights(v, z, nbr, sizes, log_b, log_1mb, size_prior, lo, hi, weights)
             new = _draw(weights, uniforms[sweep, v], cumulative)
-            old = z[v]
-            if new == old:
+            if new == z[v]:
                 continue
             outside += _move(v, new, indptr, neighbours, z, nbr, sizes, lo, hi)
             if entered < 0 and outside == 0:

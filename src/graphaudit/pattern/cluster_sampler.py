@@ -58,10 +58,10 @@ from graphaudit.common.progress import track
 from graphaudit.common.seeds import stable_seed
 from graphaudit.pattern.blind import (
     _add_size_weights,
+    _blocks_out_of_range,
     _draw,
     _log_weights,
     _move,
-    _out_of_range,
     MeanField,
     as_adjacency,
     chain_state,
@@ -217,9 +217,7 @@ def _chain(indptr: np.ndarray, neighbours: np.ndarray, adj: np.ndarray, revealed
     """Run one sweep per row of the uniforms, updating ``z``/``nbr``/``sizes`` in place and filling ``trace``
     and ``accepted``; returns the range-entry sweep (see :class:`ChainTrace`)."""
     k = sizes.shape[0]
-    outside = 0
-    for a in range(k):
-        outside += _out_of_range(sizes[a], lo, hi)
+    outside = _blocks_out_of_range(sizes, lo, hi)
     entered = 0 if outside == 0 else -1
     weights = np.empty(k)
     cumulative = np.empty(k)
@@ -229,8 +227,7 @@ def _chain(indptr: np.ndarray, neighbours: np.ndarray, adj: np.ndarray, revealed
                 continue
             _node_log_weights(v, z, nbr, sizes, log_b, log_1mb, shift, lo, hi, weights)
             new = _draw(weights, node_uniforms[sweep, v], cumulative)
-            old = z[v]
-            if new == old:
+            if new == z[v]:
                 continue
             outside += _move(v, new, indptr, neighbours, z, nbr, sizes, lo, hi)
             if entered < 0 and outside == 0:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -251,12 +252,17 @@ class MaskAUC:
     mean: float
     sd: float
 
+    @classmethod
+    def of(cls, values: Iterable[float]) -> MaskAUC:
+        """The summary of per-mask AUCs (SD NaN for a single mask)."""
+        values = tuple(float(v) for v in values)
+        sd = float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
+        return cls(per_mask=values, mean=float(np.mean(values)), sd=sd)
+
 
 def mask_auroc(scores: np.ndarray, labels: np.ndarray, test_masks: np.ndarray) -> MaskAUC:
     """AUROC of per-cell ``scores`` (higher = more likely a mine) on each row of ``test_masks``."""
     scores, labels, test_masks = np.ravel(scores), np.asarray(labels), np.atleast_2d(test_masks)
     if scores.shape != labels.shape or test_masks.shape[1] != labels.shape[0]:
         raise ValueError(f"scores {scores.shape}, labels {labels.shape} and masks {test_masks.shape} disagree")
-    values = tuple(auroc(labels[mask], scores[mask]) for mask in test_masks)
-    sd = float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
-    return MaskAUC(per_mask=values, mean=float(np.mean(values)), sd=sd)
+    return MaskAUC.of(auroc(labels[mask], scores[mask]) for mask in test_masks)

@@ -120,19 +120,13 @@ def _bp_row(board: Board, path: str, information: str) -> dict:
     if information == "features":
         auc = mask_auroc(marginals[0], board.labels, board.test_masks)
     else:  # each mask is scored with the run that clamped its own training labels
-        per_mask = [mask_auroc(marginals[m], board.labels, board.test_masks[m:m + 1]).mean
-                    for m in range(board.n_masks)]
-        auc = _summary(per_mask)
+        auc = MaskAUC.of(mask_auroc(marginals[m], board.labels, board.test_masks[m:m + 1]).mean
+                         for m in range(board.n_masks))
     return {"method": "belief propagation", "information": information.replace("labels", "features, training labels"),
             "board": board_label(board), "mean_auc": auc.mean, "sd_auc": auc.sd, "min_auc": min(auc.per_mask),
             "max_auc": max(auc.per_mask), "chains": np.nan, "sweeps": int(sweeps.max()),
             "last_change": float(last_change.max()), "annealing_sweeps_max": np.nan, "valid_chains": np.nan,
             "chain_aucs": ""}
-
-
-def _summary(values: list[float]) -> MaskAUC:
-    return MaskAUC(per_mask=tuple(values), mean=float(np.mean(values)),
-                   sd=float(np.std(values, ddof=1)) if len(values) > 1 else float("nan"))
 
 
 def _strip_row(board: Board, states: list[ChainState], chain_aucs: list[float]) -> dict:
@@ -160,22 +154,22 @@ def _equal_length(traces: list[np.ndarray]) -> np.ndarray:
 
 def _convergence_rows(states: list[ChainState], chain_aucs: list[float]) -> list[dict]:
     sampled = [s for s in states if s.kept_sweeps >= 8]
-    rows = [_row15("Valid chains", "chains that reach a valid board", f"at least {math.ceil(0.75 * len(states))} "
-                   f"of {len(states)}", float(sum(s.phase == "sample" for s in states)),
-                   sum(s.phase == "sample" for s in states) >= math.ceil(0.75 * len(states)))]
-    for name, attribute in (("mine count", "mine_trace"), ("trace", "trace")):
-        draws = _equal_length([getattr(s, attribute) for s in sampled]) if sampled else None
-        rhat = split_rhat(draws) if draws is not None else np.nan
-        rows.append(_row15("Split R-hat", name, "at most 1.01", rhat, None if draws is None else rhat <= 1.01))
-    for name, attribute in (("mine count", "mine_trace"), ("trace", "trace")):
-        draws = _equal_length([getattr(s, attribute) for s in sampled]) if sampled else None
-        ess = ess_bulk(draws) if draws is not None else np.nan
-        rows.append(_row15("Effective sample size", name, "at least 400", ess, None if draws is None else ess >= 400))
+    valid, needed = sum(s.phase == "sample" for s in states), math.ceil(0.75 * len(states))
+    rows = [_row15("Valid chains", "chains that reach a valid board", f"at least {needed} of {len(states)}",
+                   float(valid), valid >= needed)]
+    draws = {name: _equal_length([getattr(s, attribute) for s in sampled]) if sampled else None
+             for name, attribute in (("mine count", "mine_trace"), ("trace", "trace"))}
+    for name, chains in draws.items():
+        rhat = split_rhat(chains) if chains is not None else np.nan
+        rows.append(_row15("Split R-hat", name, "at most 1.01", rhat, None if chains is None else rhat <= 1.01))
+    for name, chains in draws.items():
+        ess = ess_bulk(chains) if chains is not None else np.nan
+        rows.append(_row15("Effective sample size", name, "at least 400", ess, None if chains is None else ess >= 400))
     several = len(sampled) >= 2
     spread = auc_spread(np.asarray(chain_aucs)) if several else np.nan
     rows.append(_row15("Chain agreement", "spread of the chains' AUCs", "at most 0.05", spread,
                        spread <= 0.05 if several else None))
-    halves = half_difference(_equal_length([s.trace for s in sampled])) if sampled else np.nan
+    halves = half_difference(draws["trace"]) if sampled else np.nan
     rows.append(_row15("Chain agreement", "trace, first half against second", "within 0.03", halves,
                        None if not sampled else halves <= 0.03))
     node = between_chain_sd_quantile(np.stack([s.marginals() for s in sampled])) if several else np.nan
