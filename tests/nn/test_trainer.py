@@ -75,11 +75,13 @@ def test_records_one_line_per_evaluation_point(tmp_path: Path) -> None:
     assert all(np.isfinite(r["train_loss"]) for r in records)
 
 
-def test_resume_is_bit_identical(tmp_path: Path) -> None:
-    whole = train(ocgin, toy_graphs(), config(), tmp_path / "whole")
-    first = train(ocgin, toy_graphs(), config(), tmp_path / "split", stop_after_epoch=3)
+@pytest.mark.parametrize("changes", [{}, {"lr_step_size": 2, "lr_gamma": 0.5, "shuffle_train": False}],
+                         ids=["plain", "per-batch-lr-decay"])
+def test_resume_is_bit_identical(tmp_path: Path, changes: dict) -> None:
+    whole = train(ocgin, toy_graphs(), config(**changes), tmp_path / "whole")
+    first = train(ocgin, toy_graphs(), config(**changes), tmp_path / "split", stop_after_epoch=3)
     assert not first.completed and first.epoch == 3
-    resumed = train(ocgin, toy_graphs(), config(), tmp_path / "split")
+    resumed = train(ocgin, toy_graphs(), config(**changes), tmp_path / "split")
     assert resumed.completed
     assert_same_weights(weights(whole.detector), weights(resumed.detector))
     assert stable(read_records(tmp_path / "whole" / RECORDS)) == stable(read_records(tmp_path / "split" / RECORDS))
@@ -87,6 +89,17 @@ def test_resume_is_bit_identical(tmp_path: Path) -> None:
         a = np.load(tmp_path / "whole" / "scores" / name)
         b = np.load(tmp_path / "split" / "scores" / name)
         assert np.array_equal(a["item_id"], b["item_id"]) and np.array_equal(a["score"], b["score"])
+
+
+def test_learning_rate_decays_per_batch(tmp_path: Path) -> None:
+    """12 training graphs in batches of 4 make 3 steps an epoch: after 6 epochs, 18 steps, 9 halvings."""
+    decayed = train(ocgin, toy_graphs(), config(lr_step_size=2, lr_gamma=0.5), tmp_path / "decay")
+    plain = train(ocgin, toy_graphs(), config(), tmp_path / "plain")
+    content = torch.load(tmp_path / "decay" / CHECKPOINT, weights_only=True)
+    lr = content["optimisation"]["optimizer"]["param_groups"][0]["lr"]
+    assert lr == pytest.approx(1e-2 * 0.5 ** 9)
+    assert not torch.equal(weights(decayed.detector)["encoder.convs.0.nn.0.weight"],
+                           weights(plain.detector)["encoder.convs.0.nn.0.weight"])
 
 
 def test_resume_drops_records_written_after_the_checkpoint(tmp_path: Path) -> None:

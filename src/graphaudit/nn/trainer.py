@@ -42,11 +42,11 @@ from graphaudit.data.graphset import GraphSet
 from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
 
 __all__ = ["CHECKPOINT", "RECORDS", "Detector", "RunGraphs", "TrainConfig", "TrainResult", "config_hash",
-           "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device", "score_graphs", "train"]
+           "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device", "score_graphs", "train"]
 
 RECORDS = "records.jsonl"
 CHECKPOINT = "checkpoint.pt"
-_CHECKPOINT_FORMAT = 1
+_CHECKPOINT_FORMAT = 2
 
 
 class Detector(torch.nn.Module, ABC):
@@ -76,6 +76,9 @@ class TrainConfig:
 
     ``device`` is ``"auto"`` (CUDA when available, else CPU), ``"cpu"`` or a torch device string.
     ``shuffle_test`` keeps UB-GOLD's shuffled test loader; scores are keyed by graph id either way.
+    ``shuffle_train`` false builds the training batches once and never reshuffles them (GLocalKD, U18).
+    ``lr_step_size`` set: the learning rate is multiplied by ``lr_gamma`` every ``lr_step_size`` training
+    *batches* (GLocalKD's ``StepLR(50, 0.5)`` stepped per batch, U18).
     """
 
     num_epoch: int = 400
@@ -87,11 +90,14 @@ class TrainConfig:
     seed: int = 3407
     device: str = "auto"
     shuffle_test: bool = True
+    shuffle_train: bool = True
+    lr_step_size: int | None = None
+    lr_gamma: float = 0.5
     checkpoint_every_s: float = 300.0
 
     def __post_init__(self) -> None:
-        for name in ("num_epoch", "eval_freq", "batch_size", "batch_size_test"):
-            if getattr(self, name) < 1:
+        for name in ("num_epoch", "eval_freq", "batch_size", "batch_size_test", "lr_step_size"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig.{name} must be at least 1, got {getattr(self, name)}")
 
 
@@ -203,9 +209,9 @@ def _seed_everything(seed: int) -> None:
 
 # ---- one epoch, one scoring pass ---------------------------------------------------------------------
 
-def _train_epoch(detector: Detector, optimizer: torch.optim.Optimizer, loader: DataLoader,
-                 device: torch.device) -> float:
-    """One pass over the training loader; returns the mean per-graph loss."""
+def _train_epoch(detector: Detector, optimizer: torch.optim.Optimizer, loader: Iterable[Batch],
+                 device: torch.device, scheduler: torch.optim.lr_scheduler.LRScheduler | None) -> float:
+    """One pass over the training batches; returns the mean per-graph loss. The scheduler steps per batch."""
     detector.train()
     total, count = 0.0, 0
     for batch in loader:
@@ -214,6 +220,8 @@ def _train_epoch(detector: Detector, optimizer: torch.optim.Optimizer, loader: D
         losses = detector.loss(batch)
         losses.mean().backward()
         optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
         total += float(losses.detach().sum())
         count += losses.numel()
     return total / count
@@ -240,15 +248,40 @@ def score_graphs(detector: Detector, loader: DataLoader, device: torch.device) -
 
 # ---- checkpoints and records ---------------------------------------------------------------------------
 
-def _save_checkpoint(path: Path, detector: Detector, optimizer: torch.optim.Optimizer, generator: torch.Generator,
+@dataclass
+class _Optimisation:
+    """The optimiser and its optional per-batch learning-rate schedule, saved and restored together."""
+
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None
+
+    @classmethod
+    def for_detector(cls, detector: Detector, config: TrainConfig) -> _Optimisation:
+        optimizer = torch.optim.Adam(detector.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        scheduler = (None if config.lr_step_size is None else
+                     torch.optim.lr_scheduler.StepLR(optimizer, step_size=config.lr_step_size, gamma=config.lr_gamma))
+        return cls(optimizer, scheduler)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"optimizer": self.optimizer.state_dict(),
+                "scheduler": None if self.scheduler is None else self.scheduler.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.optimizer.load_state_dict(state["optimizer"])
+        if self.scheduler is not None:
+            self.scheduler.load_state_dict(state["scheduler"])
+
+
+def _save_checkpoint(path: Path, detector: Detector, optimisation: _Optimisation, generator: torch.Generator,
                      epoch: int, wall_s: float, run_hash: str) -> None:
     content = {"format": _CHECKPOINT_FORMAT, "config_hash": run_hash, "epoch": epoch, "wall_s": wall_s,
-               "model": detector.state_dict(), "optimizer": optimizer.state_dict(), "rng": _capture_rng(generator)}
+               "model": detector.state_dict(), "optimisation": optimisation.state_dict(),
+               "rng": _capture_rng(generator)}
     with atomic_path(path) as tmp:
         torch.save(content, tmp)
 
 
-def _load_checkpoint(path: Path, detector: Detector, optimizer: torch.optim.Optimizer, generator: torch.Generator,
+def _load_checkpoint(path: Path, detector: Detector, optimisation: _Optimisation, generator: torch.Generator,
                      run_hash: str) -> tuple[int, float]:
     """Restore a checkpoint in place; returns (epoch, wall seconds so far)."""
     content = torch.load(path, map_location="cpu", weights_only=True)
@@ -258,7 +291,7 @@ def _load_checkpoint(path: Path, detector: Detector, optimizer: torch.optim.Opti
         raise ValueError(f"{path} belongs to another configuration (hash {content['config_hash']}, this run "
                          f"{run_hash}); remove the run folder to start over")
     detector.load_state_dict(content["model"])
-    optimizer.load_state_dict(content["optimizer"])
+    optimisation.load_state_dict(content["optimisation"])
     _restore_rng(content["rng"], generator)
     return int(content["epoch"]), float(content["wall_s"])
 
@@ -315,12 +348,12 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
     device = resolve_device(config.device)
     _seed_everything(config.seed)
     detector = build().to(device)
-    optimizer = torch.optim.Adam(detector.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    optimisation = _Optimisation.for_detector(detector, config)
     generator = torch.Generator().manual_seed(stable_seed("nn.trainer", "loader", config.seed))
     run_hash = config_hash(detector, graphs, config)
     checkpoint = run_dir / CHECKPOINT
     if checkpoint.exists():
-        start, wall_s = _load_checkpoint(checkpoint, detector, optimizer, generator, run_hash)
+        start, wall_s = _load_checkpoint(checkpoint, detector, optimisation, generator, run_hash)
     else:
         start, wall_s = 0, 0.0
         _fit_setup(detector, graphs.train, config, device)
@@ -329,7 +362,8 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
     def loader(part: Sequence[Data], batch_size: int, shuffle: bool) -> DataLoader:
         return DataLoader(list(part), batch_size=batch_size, shuffle=shuffle, generator=generator)
 
-    train_loader = loader(graphs.train, config.batch_size, True)
+    train_loader = (loader(graphs.train, config.batch_size, True) if config.shuffle_train
+                    else fixed_batches(graphs.train, config.batch_size))
     eval_loaders = {"test": loader(graphs.test, config.batch_size_test, config.shuffle_test),
                     "holdout": loader(graphs.holdout, config.batch_size_test, config.shuffle_test)}
     context = {"seed": config.seed, "config_hash": run_hash, "versions": environment_versions(),
@@ -340,7 +374,8 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
     while epoch < end:
         epoch += 1
         began = time.monotonic()
-        train_loss = _train_epoch(detector, optimizer, train_loader, device)
+        train_loss = _train_epoch(detector, optimisation.optimizer, train_loader, device,
+                                  optimisation.scheduler)
         evaluate = epoch % config.eval_freq == 0
         if evaluate:
             with preserved_rng(generator):
@@ -350,17 +385,22 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
             _record(run_dir, epoch, train_loss, scores, {**context, "wall_s": wall_s})
         due = time.monotonic() - last_save >= config.checkpoint_every_s
         if evaluate or due or epoch in (stop_after_epoch, config.num_epoch):
-            _save_checkpoint(checkpoint, detector, optimizer, generator, epoch, wall_s, run_hash)
+            _save_checkpoint(checkpoint, detector, optimisation, generator, epoch, wall_s, run_hash)
             last_save = time.monotonic()
     return TrainResult(detector=detector, epoch=epoch, completed=epoch >= config.num_epoch, device=str(device),
                        run_dir=run_dir)
 
 
+def fixed_batches(graphs: Sequence[Data], batch_size: int) -> list[Batch]:
+    """Batches in the given order, built once without drawing from any RNG (a DataLoader iterator draws a
+    base seed even when it does not shuffle, which would shift a resumed run)."""
+    return [Batch.from_data_list(list(graphs[i:i + batch_size])) for i in range(0, len(graphs), batch_size)]
+
+
 def _fit_setup(detector: Detector, train_graphs: Sequence[Data], config: TrainConfig, device: torch.device) -> None:
     """Run the detector's one-off setup over the training graphs in a fixed order, without gradients."""
-    ordered = DataLoader(list(train_graphs), batch_size=config.batch_size, shuffle=False)
     with torch.no_grad():
-        detector.setup(batch.to(device) for batch in ordered)
+        detector.setup(batch.to(device) for batch in fixed_batches(train_graphs, config.batch_size))
 
 
 # ---- records -> trajectory ---------------------------------------------------------------------------
