@@ -7,33 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from torch_geometric.data import Batch, Data
+from torch_geometric.data import Batch
 
 from graphaudit.common.records import read_records
 from graphaudit.nn import OCGIN, OCGTL, OCGINConfig, OCGTLConfig, RunGraphs, TrainConfig, train
 from graphaudit.nn.trainer import RECORDS
-
-CLIQUE_ID = 999
-
-
-def ring(graph_id: int, n: int) -> Data:
-    """A cycle of ``n`` nodes plus a pendant node (not regular: GraphNorm would zero a regular graph),
-    node label 0 (of 2)."""
-    src = torch.cat([torch.arange(n), torch.tensor([n])])
-    dst = torch.cat([(torch.arange(n) + 1) % n, torch.tensor([0])])
-    x = torch.zeros(n + 1, 2)
-    x[:, 0] = 1.0
-    return Data(x=x, edge_index=torch.stack([torch.cat([src, dst]), torch.cat([dst, src])]),
-                graph_id=torch.tensor([graph_id]))
-
-
-def clique(graph_id: int, n: int) -> Data:
-    """A complete graph of ``n`` nodes plus a pendant, node label 1: unlike every ring in degree and label."""
-    pairs = torch.cat([torch.combinations(torch.arange(n), 2).T, torch.tensor([[0], [n]])], dim=1)
-    x = torch.zeros(n + 1, 2)
-    x[:, 1] = 1.0
-    return Data(x=x, edge_index=torch.cat([pairs, pairs.flip(0)], dim=1), graph_id=torch.tensor([graph_id]))
-
+from nn_toys import CLIQUE_ID, clique, ring
 
 def toy_graphs() -> RunGraphs:
     return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(24)],

@@ -16,19 +16,9 @@ from graphaudit.data.graphset import from_edge_list
 from graphaudit.nn import (OCGIN, Detector, OCGINConfig, RunGraphs, TrainConfig, graphs_with_ids, load_trajectory,
                            train)
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
+from nn_toys import ring
 
 VOLATILE = {"wall_s", "peak_rss_mb"}  # machine-dependent record fields
-
-
-def ring(graph_id: int, n: int, label: int = 0) -> Data:
-    """A cycle of ``n`` nodes plus a pendant node (not regular: GraphNorm would zero a regular graph),
-    every node with one-hot label ``label`` (of 2)."""
-    src = torch.cat([torch.arange(n), torch.tensor([n])])
-    dst = torch.cat([(torch.arange(n) + 1) % n, torch.tensor([0])])
-    x = torch.zeros(n + 1, 2)
-    x[:, label] = 1.0
-    return Data(x=x, edge_index=torch.stack([torch.cat([src, dst]), torch.cat([dst, src])]),
-                graph_id=torch.tensor([graph_id]))
 
 
 def toy_graphs() -> RunGraphs:

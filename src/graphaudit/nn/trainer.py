@@ -42,7 +42,8 @@ from graphaudit.data.graphset import GraphSet
 from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
 
 __all__ = ["CHECKPOINT", "RECORDS", "Detector", "RunGraphs", "TrainConfig", "TrainResult", "config_hash",
-           "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device", "score_graphs", "train"]
+           "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device", "score_graphs",
+           "train"]
 
 RECORDS = "records.jsonl"
 CHECKPOINT = "checkpoint.pt"
