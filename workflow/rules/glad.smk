@@ -134,7 +134,7 @@ rule glad_tables:
         table20="results/glad/tables/table20.csv",
         table21="results/glad/tables/table21.csv",
         table22="results/glad/tables/table22.csv",
-        table23="results/glad/tables/table23.csv",
+        table23="results/glad/tables/table23_references.csv",
         table28="results/glad/tables/table28.csv",
         kernel_gaps="results/glad/tables/kernel_gaps.csv",
         kernel_summary="results/glad/tables/kernel_summary.csv",
@@ -178,9 +178,13 @@ rule table22_glad:
         rules.glad_tables.output.table22,
 
 
+include: "glad_deep.smk"
+
+
 rule glad:
     input:
         rules.glad_tables.output,
+        rules.glad_deep_tables.output if DEEP_DETECTORS and DEEP_DATASETS else [],
 
 
 STUDY_TARGETS["glad"] = list(rules.glad.input)

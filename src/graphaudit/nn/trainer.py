@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import random
 import resource
 import time
@@ -44,6 +45,8 @@ from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
 __all__ = ["CHECKPOINT", "RECORDS", "Detector", "RunGraphs", "TrainConfig", "TrainResult", "config_hash",
            "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device", "score_graphs",
            "train"]
+
+log = logging.getLogger(__name__)
 
 RECORDS = "records.jsonl"
 CHECKPOINT = "checkpoint.pt"
@@ -384,6 +387,8 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
         wall_s += time.monotonic() - began
         if evaluate:
             _record(run_dir, epoch, train_loss, scores, {**context, "wall_s": wall_s})
+            log.info("epoch %d/%d: train loss %.5g, %.1f s so far (%.2f epochs/s)", epoch, config.num_epoch,
+                     train_loss, wall_s, epoch / wall_s if wall_s > 0 else float("inf"))
         due = time.monotonic() - last_save >= config.checkpoint_every_s
         if evaluate or due or epoch in (stop_after_epoch, config.num_epoch):
             _save_checkpoint(checkpoint, detector, optimisation, generator, epoch, wall_s, run_hash)

@@ -1,0 +1,142 @@
+"""Deep-detector runs of the glad study: settings from ``config/glad/detectors.yaml``, graphs, one training run.
+
+One run = (detector, dataset, setting in {tuned, default}, fold). The detector trains on the fold's fit
+graphs (training normals minus the hold-out), records the test graphs and the held-out normals at every
+evaluation point (:mod:`graphaudit.nn.trainer`), and never sees a label.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch_geometric.data import Data
+
+from graphaudit.data.graphset import GraphSet
+from graphaudit.glad.protocol import Fold
+from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig
+
+SETTINGS = ("tuned", "default")
+FAMILIES = ("end_to_end", "two_stage")
+_TRAIN_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainConfig))
+_BATCH_FIELDS = ("batch_size", "batch_size_test")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What one run trains with: the trainer's settings, the detector's options, and where they came from."""
+
+    detector: str
+    family: str
+    train: dict[str, Any]
+    options: dict[str, Any]
+    source: str  # "script line", "script line (all datasets)", "modal (no script line)" or "defaults"
+
+
+def _import(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _entry(catalogue: Mapping[str, Any], detector: str) -> Mapping[str, Any]:
+    detectors = catalogue["detectors"]
+    if detector not in detectors:
+        raise ValueError(f"unknown detector {detector!r}; config/glad/detectors.yaml defines {sorted(detectors)}")
+    entry = detectors[detector]
+    if entry["family"] not in FAMILIES:
+        raise ValueError(f"{detector}: family must be one of {FAMILIES}, got {entry['family']!r}")
+    return entry
+
+
+def _tuned_line(entry: Mapping[str, Any], detector: str, dataset: str) -> tuple[dict[str, Any], str]:
+    """The tuned script line of a dataset: the shared line plus the dataset's, or the modal line."""
+    tuned = entry.get("tuned", {})
+    line = dict(tuned.get("_all", {}))
+    per_dataset = [k for k in tuned if k != "_all"]
+    if dataset in tuned:
+        return {**line, **tuned[dataset]}, "script line"
+    if not per_dataset:
+        return line, "script line (all datasets)"
+    if "modal" in entry:
+        return {**line, **entry["modal"]}, "modal (no script line)"
+    raise ValueError(f"{detector} has no tuned line for {dataset} and no modal line in config/glad/detectors.yaml")
+
+
+def run_settings(catalogue: Mapping[str, Any], detector: str, dataset: str, setting: str) -> RunSettings:
+    """Resolve a run's settings (the order is documented in ``config/glad/detectors.yaml``)."""
+    if setting not in SETTINGS:
+        raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}")
+    entry = _entry(catalogue, detector)
+    merged = {**catalogue["shared"], **entry.get("options", {}), **entry.get("fixed", {})}
+    line, source = _tuned_line(entry, detector, dataset)
+    if setting == "tuned":
+        merged.update(line)
+    else:
+        merged.update({k: line[k] for k in _BATCH_FIELDS if k in line})
+        merged.update(entry.get("default_overrides", {}))
+        source = "defaults"
+    train = {k: v for k, v in merged.items() if k in _TRAIN_FIELDS}
+    options = {k: v for k, v in merged.items() if k not in _TRAIN_FIELDS}
+    return RunSettings(detector=detector, family=entry["family"], train=train, options=options, source=source)
+
+
+def train_config(settings: RunSettings, seed: int, device: str, max_epochs: int | None = None,
+                 checkpoint_every_s: float = 300.0) -> TrainConfig:
+    """The run's TrainConfig; ``max_epochs`` caps the budget (shortened quick and CI scales)."""
+    train = dict(settings.train)
+    if max_epochs is not None:
+        train["num_epoch"] = min(int(train["num_epoch"]), int(max_epochs))
+    return TrainConfig(**train, seed=seed, device=device, checkpoint_every_s=checkpoint_every_s)
+
+
+def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim: int):
+    """A zero-argument constructor of the run's detector (the trainer calls it after seeding)."""
+    entry = _entry(catalogue, settings.detector)
+    model, config_class = _import(entry["model"]), _import(entry["config"])
+    known = {f.name for f in dataclasses.fields(config_class)}
+    unknown = sorted(set(settings.options) - known)
+    if unknown:
+        raise ValueError(f"{settings.detector}: options {unknown} are not fields of {config_class.__name__} "
+                         f"({sorted(known)}); fix config/glad/detectors.yaml")
+    config = config_class(**settings.options)
+
+    def build() -> Detector:
+        return model(in_dim, config)
+
+    return build
+
+
+def node_features(colours: np.ndarray) -> tuple[np.ndarray, int]:
+    """UB-GOLD's node features as column indices: one-hot of the node labels shifted to start at 0 over the
+    whole set (PyG ``TUDataset``), continuous attributes dropped; constant sets have one column (x = 1)."""
+    low = int(colours.min())
+    return (colours - low).astype(np.int64), int(colours.max()) - low + 1
+
+
+def detector_graphs(graphs: GraphSet, columns: np.ndarray, width: int, ids: Sequence[int]) -> list[Data]:
+    """PyG graphs with one-hot ``x``, both edge directions, no edge attributes and ``graph_id``; no labels."""
+    offsets = np.concatenate([[0], np.cumsum(graphs.node_counts())])
+    out = []
+    for g in ids:
+        g = int(g)
+        edges = graphs.graph_edges(g)
+        if not graphs.directed:
+            edges = np.concatenate([edges, edges[:, ::-1]])
+        x = torch.zeros(graphs.graph_size(g), width)
+        x[torch.arange(graphs.graph_size(g)), torch.from_numpy(columns[offsets[g]:offsets[g + 1]])] = 1.0
+        out.append(Data(x=x, edge_index=torch.from_numpy(np.ascontiguousarray(edges.T)).long(),
+                        num_nodes=graphs.graph_size(g), graph_id=torch.tensor([g])))
+    return out
+
+
+def run_graphs(graphs: GraphSet, colours: np.ndarray, fold: Fold) -> tuple[RunGraphs, int]:
+    """The run's graphs (train on the fit part, score test and hold-out) and the feature width."""
+    columns, width = node_features(colours)
+    parts = {name: detector_graphs(graphs, columns, width, getattr(fold, attr))
+             for name, attr in (("train", "fit"), ("test", "test"), ("holdout", "holdout"))}
+    return RunGraphs(**parts), width

@@ -1,0 +1,136 @@
+# glad study, part 2: deep detectors recorded at every evaluation point, the selection replay and its statistics.
+
+DEEP = GLAD.get("deep", {})
+DEEP_DETECTORS = list(DEEP.get("detectors", []))
+DEEP_DATASETS = list(DEEP.get("datasets", []))
+DEEP_SETTINGS = list(DEEP.get("settings", ["tuned", "default"]))
+DEEP_FOLDS = DEEP.get("folds") or list(range(GLAD["protocol"]["folds"]))
+RECORDS = "results/glad/records/{detector}/{dataset}/{setting}/fold{fold}"
+
+
+def deep_runs(wildcards):
+    return expand(f"{RECORDS}/run.json", detector=wildcards.detector, dataset=wildcards.dataset,
+                  setting=DEEP_SETTINGS, fold=DEEP_FOLDS)
+
+
+def deep_replays(name):
+    return expand("results/glad/replay/{detector}/{dataset}/{name}.csv", detector=DEEP_DETECTORS,
+                  dataset=DEEP_DATASETS, name=name)
+
+
+rule glad_train:
+    input:
+        graphsets=glad_graphsets,
+        folds="results/glad/folds/{dataset}.json",
+        catalogue=DEEP.get("catalogue", "config/glad/detectors.yaml"),
+    output:
+        run=f"{RECORDS}/run.json",
+    wildcard_constraints:
+        setting="tuned|default",
+        fold=r"\d+",
+    params:
+        entry="graphaudit.glad.deep_tasks:train_run",
+        deep=DEEP,
+        constant_features=GLAD["constant_features"],
+    threads: DEEP.get("threads", 1)
+    resources:
+        mem_mb=8000,
+        runtime=600,
+    log:
+        "logs/glad/train/{detector}_{dataset}_{setting}_fold{fold}.log",
+    benchmark:
+        "benchmarks/glad/train/{detector}_{dataset}_{setting}_fold{fold}.tsv"
+    script:
+        RUN
+
+
+rule glad_replay:
+    input:
+        graphsets=glad_graphsets,
+        folds="results/glad/folds/{dataset}.json",
+        catalogue=DEEP.get("catalogue", "config/glad/detectors.yaml"),
+        runs=deep_runs,
+    output:
+        protocols="results/glad/replay/{detector}/{dataset}/protocols.csv",
+        curves="results/glad/replay/{detector}/{dataset}/curves.csv",
+        null="results/glad/replay/{detector}/{dataset}/null.csv",
+        size_matched="results/glad/replay/{detector}/{dataset}/size_matched.csv",
+    params:
+        entry="graphaudit.glad.deep_tasks:replay_detector",
+        deep=DEEP,
+    log:
+        "logs/glad/replay/{detector}_{dataset}.log",
+    script:
+        RUN
+
+
+rule glad_deep_tables:
+    input:
+        protocols=deep_replays("protocols"),
+        null=deep_replays("null"),
+        size_matched=deep_replays("size_matched"),
+        references=rules.glad_tables.output.references,
+        kernels=rules.glad_tables.output.kernels,
+    output:
+        leaderboard="results/glad/tables/leaderboard.csv",
+        leakage="results/glad/tables/leakage.csv",
+        hp_gap="results/glad/tables/hp_gap.csv",
+        kendall="results/glad/tables/kendall.csv",
+        friedman="results/glad/tables/friedman.csv",
+        pairwise="results/glad/tables/pairwise.csv",
+        perm_null="results/glad/tables/perm_null.csv",
+        size_matched="results/glad/tables/size_matched.csv",
+        table2="results/glad/tables/table2.csv",
+        table23="results/glad/tables/table23.csv",
+        table30="results/glad/tables/table30.csv",
+        table31="results/glad/tables/table31.csv",
+        table32="results/glad/tables/table32.csv",
+        table33="results/glad/tables/table33.csv",
+        table34="results/glad/tables/table34.csv",
+    params:
+        entry="graphaudit.glad.deep_tasks:deep_tables",
+        deep=DEEP,
+    log:
+        "logs/glad/deep_tables.log",
+    script:
+        RUN
+
+
+rule glad_detectors:
+    input:
+        rules.glad_deep_tables.output,
+
+
+rule table2_glad:
+    input:
+        rules.glad_deep_tables.output.table2,
+
+
+rule table23_glad:
+    input:
+        rules.glad_deep_tables.output.table23,
+
+
+rule table30_glad:
+    input:
+        rules.glad_deep_tables.output.table30,
+
+
+rule table31_glad:
+    input:
+        rules.glad_deep_tables.output.table31,
+
+
+rule table32_glad:
+    input:
+        rules.glad_deep_tables.output.table32,
+
+
+rule table33_glad:
+    input:
+        rules.glad_deep_tables.output.table33,
+
+
+rule table34_glad:
+    input:
+        rules.glad_deep_tables.output.table34,
