@@ -54,16 +54,16 @@ def _entry(catalogue: Mapping[str, Any], detector: str) -> Mapping[str, Any]:
 
 
 def _tuned_line(entry: Mapping[str, Any], detector: str, dataset: str) -> tuple[dict[str, Any], str]:
-    """The tuned script line of a dataset: the shared line plus the dataset's, or the modal line."""
+    """The tuned script line of a dataset: the shared line plus the dataset's; a dataset without its own
+    line takes the modal line where the detector has one, else the shared line (two-stage detectors)."""
     tuned = entry.get("tuned", {})
     line = dict(tuned.get("_all", {}))
-    per_dataset = [k for k in tuned if k != "_all"]
     if dataset in tuned:
         return {**line, **tuned[dataset]}, "script line"
-    if not per_dataset:
-        return line, "script line (all datasets)"
     if "modal" in entry:
         return {**line, **entry["modal"]}, "modal (no script line)"
+    if "_all" in tuned:
+        return line, "script line (all datasets)"
     raise ValueError(f"{detector} has no tuned line for {dataset} and no modal line in config/glad/detectors.yaml")
 
 

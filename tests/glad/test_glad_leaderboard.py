@@ -1,0 +1,137 @@
+"""Estimands and tables of the deep detectors on hand-made protocol rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from graphaudit.glad.leaderboard import (REQUIRED, analysis_datasets, build_analysis, fold_means, friedman_tables,
+                                         hp_gap_table, kendall_table, leaderboard_table, leakage_table,
+                                         perm_null_table, reference_rows, significance_table, size_matched_table,
+                                         table30)
+
+DATASETS = ("BZR", "COX2", "DHFR")
+# per detector: AUROC by protocol on each dataset (fold means; both folds get value +/- 1)
+VALUES = {
+    "A": {"oracle_ub": [80, 70, 90], "val_normal": [75, 66, 85], "last": [74, 64, 88], "hp_free": [70, 66, 80]},
+    "B": {"oracle_ub": [70, 72, 60], "val_normal": [69, 70, 60], "last": [68, 60, 59], "hp_free": [69, 70, 61]},
+    "C": {"oracle_ub": [60, 61, 62], "val_normal": [50, 52, 54], "last": [55, 55, 55], "hp_free": [40, 52, 54]},
+}
+
+
+def protocol_frame(drop: tuple[str, str] | None = None) -> pd.DataFrame:
+    rows = []
+    for detector, protocols in VALUES.items():
+        protocols = {**protocols, "oracle_own": protocols["oracle_ub"], "oracle_default": protocols["hp_free"]}
+        for protocol, values in protocols.items():
+            for dataset, value in zip(DATASETS, values):
+                if drop == (detector, dataset):
+                    continue
+                for fold, offset in ((0, -1.0), (1, 1.0)):
+                    rows.append({"detector": detector, "dataset": dataset, "fold": fold, "protocol": protocol,
+                                 "auroc": value + offset, "auprc": value / 2, "fpr95": 100 - value})
+    return pd.DataFrame(rows)
+
+
+def analysis(drop: tuple[str, str] | None = None):
+    return build_analysis(protocol_frame(drop), n_resamples=500, seed=7)
+
+
+def test_fold_means_average_the_folds() -> None:
+    means = fold_means(protocol_frame())
+    row = means[(means["detector"] == "A") & (means["dataset"] == "COX2") & (means["protocol"] == "last")].iloc[0]
+    assert (row["auroc"], row["auprc"], row["n_folds"]) == (64.0, 32.0, 2)
+
+
+def test_analysis_datasets_are_the_ub9_ones_in_ub9_order() -> None:
+    assert analysis_datasets(["MUTAG", "DHFR", "BZR"]) == ["BZR", "DHFR"]
+    assert analysis_datasets(["MUTAG"]) == ["MUTAG"]
+
+
+def test_incomplete_detectors_do_not_count() -> None:
+    assert analysis(drop=("B", "COX2")).detectors == ["A", "C"]
+    assert len(REQUIRED) == 6 and analysis().scope == "partial"
+
+
+def test_leakage_per_detector_and_pooled() -> None:
+    table = leakage_table(analysis()).set_index(["detector", "versus"])
+    # A vs Val-Normal: (5 + 4 + 5) / 3; B: (1 + 2 + 0) / 3; C: (10 + 9 + 8) / 3
+    assert table.loc[("A", "val_normal"), "mean"] == pytest.approx(14 / 3)
+    assert table.loc[("A", "val_normal"), "n_ge2"] == 3 and table.loc[("B", "val_normal"), "n_ge2"] == 1
+    assert table.loc[("pooled", "val_normal"), "mean"] == pytest.approx((14 + 3 + 27) / 9)
+    assert table.loc[("pooled", "val_normal"), "n_ge2"] == 2  # A and C; B's mean is 1
+    assert table.loc[("pooled", "last"), "mean"] == pytest.approx((14 + 15 + 18) / 9)
+    low, high = table.loc[("pooled", "val_normal"), ["ci_low", "ci_high"]]
+    assert low <= (14 + 3 + 27) / 9 <= high
+
+
+def test_hyperparameter_gap_adds_up_exactly() -> None:
+    table = hp_gap_table(analysis()).set_index("detector")
+    assert table.loc["A", "hp_gap"] == pytest.approx((5 + 0 + 5) / 3)
+    assert table.loc["C", "oracle_minus_hp_free"] == pytest.approx((20 + 9 + 8) / 3)
+    assert np.allclose(table["additivity_error"], 0.0, atol=1e-12)
+
+
+def test_kendall_between_leaderboards() -> None:
+    table = kendall_table(analysis()).set_index(["first", "second"])
+    oracle = [np.mean(VALUES[d]["oracle_ub"]) for d in VALUES]
+    last = [np.mean(VALUES[d]["last"]) for d in VALUES]
+    val_normal = [np.mean(VALUES[d]["val_normal"]) for d in VALUES]
+    assert table.loc[("oracle_ub", "val_normal"), "tau_b"] == pytest.approx(stats.kendalltau(oracle, val_normal)[0])
+    assert table.loc[("val_normal", "last"), "tau_b"] == pytest.approx(stats.kendalltau(val_normal, last)[0])
+    assert table["top3_changed_share"].between(0, 1).all()
+
+
+def test_friedman_and_pairwise_tests() -> None:
+    friedman, pairwise = friedman_tables(analysis())
+    scores = np.array([VALUES[d]["oracle_ub"] for d in VALUES], dtype=float)
+    expected = stats.friedmanchisquare(*scores)  # no ties within a dataset here
+    row = friedman.set_index("protocol").loc["oracle_ub"]
+    assert row["chi2"] == pytest.approx(expected.statistic) and row["p_value"] == pytest.approx(expected.pvalue)
+    assert len(pairwise) == 3 * 3  # 3 pairs x 3 protocols
+    summary = significance_table(friedman, pairwise).set_index("protocol")
+    assert summary.loc["oracle_ub", "smallest_pairwise_p"] == pytest.approx(0.25)  # 3 datasets: 2 / 2^3
+    assert summary["holm_rejections"].sum() == 0
+
+
+def test_table30_puts_both_references_side_by_side() -> None:
+    wide = table30(leakage_table(analysis())).set_index("detector")
+    assert wide.loc["A", "vs_val_normal_mean"] == pytest.approx(14 / 3)
+    assert wide.loc["A", "vs_last_mean"] == pytest.approx(14 / 3)
+
+
+def test_perm_null_averages_folds_then_datasets_then_detectors() -> None:
+    nulls = pd.DataFrame([{"detector": d, "dataset": ds, "fold": f, "n_permutations": 100,
+                           "null_gain": g, "observed_gain": 2 * g}
+                          for d, g in (("A", 1.0), ("B", 3.0), ("C", 2.0)) for ds in DATASETS for f in (0, 1)])
+    table = perm_null_table(nulls, analysis()).set_index("detector")
+    assert table.loc["pooled", "null_gain"] == pytest.approx(2.0)
+    assert table.loc["pooled", "ratio"] == pytest.approx(0.5)
+
+
+def test_size_matched_keeps_datasets_with_enough_matches() -> None:
+    matched = pd.DataFrame([
+        {"detector": "A", "dataset": "BZR", "fold": 0, "anomalies": 10, "matched": 4, "retained": 0.4,
+         "auroc_full": 80, "auroc_matched": 60, "nodes_auroc_matched": 50, "edges_auroc_matched": 52},
+        {"detector": "A", "dataset": "BZR", "fold": 1, "anomalies": 10, "matched": 2, "retained": 0.2,
+         "auroc_full": 82, "auroc_matched": 64, "nodes_auroc_matched": 50, "edges_auroc_matched": 50},
+        {"detector": "A", "dataset": "COX2", "fold": 0, "anomalies": 10, "matched": 5, "retained": 0.5,
+         "auroc_full": 70, "auroc_matched": 55, "nodes_auroc_matched": 49, "edges_auroc_matched": 51}])
+    table = size_matched_table(matched, 0.3).set_index(["detector", "dataset"])
+    assert not table.loc[("A", "BZR"), "kept"] and table.loc[("A", "COX2"), "kept"]
+    assert table.loc[("A", "pooled"), "auroc_matched"] == 55
+
+
+def test_leaderboard_ranks_detectors_with_reference_and_kernel_rows() -> None:
+    references = pd.DataFrame([{"method": "Size only", "setting": "default", "fit": "train", "dataset": ds,
+                                "fold": 0, "auroc": 71.0} for ds in DATASETS])
+    kernels = pd.DataFrame([{"method": "WL-IF", "fit": "train", "dataset": ds, "setting": s, "auroc": v}
+                            for ds in DATASETS for s, v in (("default", 60.0), ("tuned", 65.0))])
+    extra = reference_rows(references, kernels, list(DATASETS))
+    table = leaderboard_table(analysis(), extra, ("oracle_ub", "val_normal", "hp_free")).set_index("detector")
+    assert table.index.tolist() == ["A", "Size only", "B", "WL-IF", "C"]  # by Val-Normal: 75.3, 71, 66.3, 65, 52
+    assert table.loc["WL-IF", "hp_free"] == 60.0 and table.loc["WL-IF", "val_normal"] == 65.0
+    assert table.loc["Size only", "rank_val_normal"] == 2 and table.loc["A", "rank_oracle_ub"] == 1
+    assert table.loc["A", "val_normal_low"] <= table.loc["A", "val_normal"] <= table.loc["A", "val_normal_high"]
