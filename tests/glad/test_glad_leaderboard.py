@@ -71,7 +71,7 @@ def test_hyperparameter_gap_adds_up_exactly() -> None:
     table = hp_gap_table(analysis()).set_index("detector")
     assert table.loc["A", "hp_gap"] == pytest.approx((5 + 0 + 5) / 3)
     assert table.loc["C", "oracle_minus_hp_free"] == pytest.approx((20 + 9 + 8) / 3)
-    assert np.allclose(table["additivity_error"], 0.0, atol=1e-12)
+    assert np.allclose(table["additivity_abs_error"], 0.0, atol=1e-12)
 
 
 def test_kendall_between_leaderboards() -> None:

@@ -141,7 +141,8 @@ def hp_gap_table(analysis: Analysis) -> pd.DataFrame:
                      "ci_high": gap_row["ci_high"], "oracle_minus_hp_free": total_row["mean"],
                      "oracle_minus_hp_free_low": total_row["ci_low"], "oracle_minus_hp_free_high": total_row["ci_high"],
                      "leakage_vs_val_normal": leakage,
-                     "additivity_error": total_row["mean"] - (leakage + gap_row["mean"]), **analysis.context()})
+                     "additivity_abs_error": abs(total_row["mean"] - (leakage + gap_row["mean"])),
+                     **analysis.context()})
     return pd.DataFrame(rows)
 
 
