@@ -122,8 +122,26 @@ rule bench_llm_occurrence:
         RUN
 
 
+rule bench_glad_training:
+    input:
+        graphset=f"data/processed/{config['bench']['glad_training']['dataset']}.npz",
+        folds=f"results/glad/folds/{config['bench']['glad_training']['dataset']}.json",
+        catalogue=config["glad"].get("deep", {}).get("catalogue", "config/glad/detectors.yaml"),
+    output:
+        table="results/bench/glad_training.csv",
+    params:
+        entry="graphaudit.bench.glad_training:bench_glad_training",
+        **config["bench"]["glad_training"],
+    log:
+        "logs/bench/glad_training.log",
+    threads: 1
+    script:
+        RUN
+
+
 rule bench:
     input:
+        rules.bench_glad_training.output,
         rules.bench_tu_reader.output,
         rules.bench_graphlets.output,
         rules.bench_mining.output,
