@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -12,6 +13,7 @@ import torch
 import yaml
 
 from graphaudit.common.atomic import write_json
+from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
 from graphaudit.data.graphset import GraphSet
@@ -21,7 +23,7 @@ from graphaudit.glad.datasets import load_glad_graphs, node_colours
 from graphaudit.glad.deep import detector_builder, run_graphs, run_settings, train_config
 from graphaudit.glad.protocol import folds_from_json
 from graphaudit.glad.tables import kernel_settings
-from graphaudit.nn.trainer import load_trajectory, train
+from graphaudit.nn.trainer import RECORDS, load_trajectory, train
 from graphaudit.report.tables import write_table
 from graphaudit.selection import Trajectory
 
@@ -57,10 +59,10 @@ def train_run(ctx: RuleContext) -> None:
     log.info("%s %s %s fold %d: %d fit, %d test, %d hold-out graphs; %s; %s", detector, dataset, setting, fold.fold,
              len(run_data.train), len(run_data.test), len(run_data.holdout), settings.source, config)
     result = train(detector_builder(catalogue, settings, width), run_data, config, run_dir)
-    records = [json.loads(line) for line in (run_dir / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    records = read_records(run_dir / RECORDS)
     write_json(ctx.output["run"], {
         "detector": detector, "dataset": dataset, "setting": setting, "fold": fold.fold, "family": settings.family,
-        "settings_source": settings.source, "train": config.__dict__, "options": settings.options,
+        "settings_source": settings.source, "train": dataclasses.asdict(config), "options": settings.options,
         "completed": result.completed, "epochs": result.epoch, "evaluations": len(records), "device": result.device,
         "wall_s": records[-1]["wall_s"] if records else 0.0,
         "peak_rss_mb": max((r["peak_rss_mb"] for r in records), default=0.0),
