@@ -213,19 +213,17 @@ def _seed_everything(seed: int) -> None:
 
 # ---- one epoch, one scoring pass ---------------------------------------------------------------------
 
-def _train_epoch(detector: Detector, optimizer: torch.optim.Optimizer, loader: Iterable[Batch],
-                 device: torch.device, scheduler: torch.optim.lr_scheduler.LRScheduler | None) -> float:
+def _train_epoch(detector: Detector, optimisation: _Optimisation, loader: Iterable[Batch], device: torch.device
+                 ) -> float:
     """One pass over the training batches; returns the mean per-graph loss. The scheduler steps per batch."""
     detector.train()
     total, count = 0.0, 0
     for batch in loader:
         batch = batch.to(device)
-        optimizer.zero_grad()
+        optimisation.optimizer.zero_grad()
         losses = detector.loss(batch)
         losses.mean().backward()
-        optimizer.step()
-        if scheduler is not None:
-            scheduler.step()
+        optimisation.step()
         total += float(losses.detach().sum())
         count += losses.numel()
     return total / count
@@ -265,6 +263,11 @@ class _Optimisation:
         scheduler = (None if config.lr_step_size is None else
                      torch.optim.lr_scheduler.StepLR(optimizer, step_size=config.lr_step_size, gamma=config.lr_gamma))
         return cls(optimizer, scheduler)
+
+    def step(self) -> None:
+        self.optimizer.step()
+        if self.scheduler is not None:
+            self.scheduler.step()
 
     def state_dict(self) -> dict[str, Any]:
         return {"optimizer": self.optimizer.state_dict(),
@@ -378,8 +381,7 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
     while epoch < end:
         epoch += 1
         began = time.monotonic()
-        train_loss = _train_epoch(detector, optimisation.optimizer, train_loader, device,
-                                  optimisation.scheduler)
+        train_loss = _train_epoch(detector, optimisation, train_loader, device)
         evaluate = epoch % config.eval_freq == 0
         if evaluate:
             with preserved_rng(generator):
