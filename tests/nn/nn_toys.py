@@ -1,9 +1,16 @@
-"""Toy graphs for the detector and trainer tests: rings (normal) and a clique (an obvious anomaly)."""
+"""Toy graphs for the detector and trainer tests (rings are normal, a clique is an obvious anomaly) and checks
+of recorded runs."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import torch
 from torch_geometric.data import Data
+
+from graphaudit.common.records import read_records
+from graphaudit.nn.trainer import RECORDS
 
 CLIQUE_ID = 999
 
@@ -25,3 +32,34 @@ def clique(graph_id: int, n: int) -> Data:
     x = torch.zeros(n + 1, 2)
     x[:, 1] = 1.0
     return Data(x=x, edge_index=torch.cat([pairs, pairs.flip(0)], dim=1), graph_id=torch.tensor([graph_id]))
+
+
+VOLATILE = {"wall_s", "peak_rss_mb"}  # machine-dependent record fields
+
+
+def stable_records(run_dir: Path) -> list[dict]:
+    """A run's records without their machine-dependent fields."""
+    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in read_records(run_dir / RECORDS)]
+
+
+def assert_same_runs(first: Path, second: Path) -> None:
+    """Two run folders hold the same records (machine fields aside) and identical score files."""
+    records = stable_records(first)
+    assert records == stable_records(second)
+    for record in records:
+        for part in ("test_scores", "holdout_scores"):
+            a, b = np.load(first / record[part]), np.load(second / record[part])
+            assert np.array_equal(a["item_id"], b["item_id"]) and np.array_equal(a["score"], b["score"])
+
+
+def last_test_scores(run_dir: Path) -> dict[int, float]:
+    """Graph id -> score at the run's last evaluation point."""
+    stored = np.load(run_dir / read_records(run_dir / RECORDS)[-1]["test_scores"])
+    return dict(zip(stored["item_id"].tolist(), stored["score"].tolist()))
+
+
+def assert_finite_and_clique_stands_out(run_dir: Path) -> None:
+    """No non-finite score anywhere in the run, and the clique above the median normal test graph at the end."""
+    assert all(r["nonfinite_test"] == 0 and r["nonfinite_holdout"] == 0 for r in read_records(run_dir / RECORDS))
+    scores = last_test_scores(run_dir)
+    assert scores[CLIQUE_ID] > np.median([s for gid, s in scores.items() if gid != CLIQUE_ID])

@@ -12,7 +12,7 @@ from torch_geometric.data import Batch
 from graphaudit.common.records import read_records
 from graphaudit.nn import OCGIN, OCGTL, OCGINConfig, OCGTLConfig, RunGraphs, TrainConfig, train
 from graphaudit.nn.trainer import RECORDS
-from nn_toys import CLIQUE_ID, clique, ring
+from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, clique, ring
 
 def toy_graphs() -> RunGraphs:
     return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(24)],
@@ -43,13 +43,7 @@ def test_training_loss_decreases(trained: tuple[str, Path]) -> None:
 
 
 def test_scores_are_finite_and_the_clique_stands_out(trained: tuple[str, Path]) -> None:
-    _, run_dir = trained
-    records = read_records(run_dir / RECORDS)
-    assert all(r["nonfinite_test"] == 0 and r["nonfinite_holdout"] == 0 for r in records)
-    stored = np.load(run_dir / records[-1]["test_scores"])
-    scores = dict(zip(stored["item_id"].tolist(), stored["score"].tolist()))
-    normal = [s for gid, s in scores.items() if gid != CLIQUE_ID]
-    assert scores[CLIQUE_ID] > np.median(normal)
+    assert_finite_and_clique_stands_out(trained[1])
 
 
 def test_default_configs_are_ubgold_defaults() -> None:

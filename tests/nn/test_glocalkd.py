@@ -16,9 +16,8 @@ from graphaudit.common.records import read_records
 from graphaudit.nn import RunGraphs, TrainConfig, train
 from graphaudit.nn.glocalkd import GLOCALKD_TRAINING, GLocalKD, GLocalKDConfig, GraphConvEncoder
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
-from nn_toys import CLIQUE_ID, clique, ring
+from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, assert_same_runs, clique, ring
 
-VOLATILE = {"wall_s", "peak_rss_mb"}  # machine-dependent record fields
 SMALL = GLocalKDConfig(hidden_dim=8, num_layer=3, output_dim=16)
 
 
@@ -217,13 +216,7 @@ def test_training_loss_falls(trained: tuple[GLocalKD, Path]) -> None:
 
 
 def test_scores_are_finite_and_the_clique_stands_out(trained: tuple[GLocalKD, Path]) -> None:
-    _, run_dir = trained
-    records = read_records(run_dir / RECORDS)
-    assert all(r["nonfinite_test"] == 0 and r["nonfinite_holdout"] == 0 for r in records)
-    stored = np.load(run_dir / records[-1]["test_scores"])
-    scores = dict(zip(stored["item_id"].tolist(), stored["score"].tolist()))
-    normal = [s for gid, s in scores.items() if gid != CLIQUE_ID]
-    assert scores[CLIQUE_ID] > np.median(normal)
+    assert_finite_and_clique_stands_out(trained[1])
 
 
 def test_score_alone_equals_score_in_a_batch(trained: tuple[GLocalKD, Path]) -> None:
@@ -262,13 +255,6 @@ def test_resume_is_bit_identical_with_ubgold_settings(tmp_path: Path) -> None:
     assert resumed.completed
     a, b = whole.detector.state_dict(), resumed.detector.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-
-    def stable(path: Path) -> list[dict]:
-        return [{k: v for k, v in r.items() if k not in VOLATILE} for r in read_records(path / RECORDS)]
-
-    assert stable(tmp_path / "whole") == stable(tmp_path / "split")
-    for name in ("epoch_000004.test.npz", "epoch_000006.holdout.npz"):
-        x, y = np.load(tmp_path / "whole" / "scores" / name), np.load(tmp_path / "split" / "scores" / name)
-        assert np.array_equal(x["item_id"], y["item_id"]) and np.array_equal(x["score"], y["score"])
+    assert_same_runs(tmp_path / "whole", tmp_path / "split")
     lr = torch.load(tmp_path / "split" / CHECKPOINT, weights_only=True)["optimisation"]["optimizer"]
     assert lr["param_groups"][0]["lr"] == pytest.approx(1e-2 * 0.5)  # 72 steps: one halving

@@ -14,9 +14,8 @@ from graphaudit.common.records import read_records
 from graphaudit.nn import RunGraphs, TrainConfig, train
 from graphaudit.nn.signet import SIGNET, SIGNETConfig, cross_view_infonce, dual_hypergraph
 from graphaudit.nn.trainer import RECORDS
-from nn_toys import CLIQUE_ID, clique, ring
+from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, assert_same_runs, clique, ring, stable_records
 
-VOLATILE = {"wall_s", "peak_rss_mb"}  # machine-dependent record fields
 SMALL = SIGNETConfig(hidden_dim=8, encoder_layers=2, explainer_layers=2, explainer_hidden_dim=4)
 SETTINGS = TrainConfig(num_epoch=30, eval_freq=1, batch_size=8, batch_size_test=64, lr=3e-3, seed=3407,
                        device="cpu")
@@ -160,12 +159,7 @@ def test_training_loss_decreases(trained: Path) -> None:
 
 
 def test_scores_are_finite_and_the_clique_stands_out(trained: Path) -> None:
-    records = read_records(trained / RECORDS)
-    assert all(r["nonfinite_test"] == 0 and r["nonfinite_holdout"] == 0 for r in records)
-    stored = np.load(trained / records[-1]["test_scores"])
-    scores = dict(zip(stored["item_id"].tolist(), stored["score"].tolist()))
-    normal = [s for gid, s in scores.items() if gid != CLIQUE_ID]
-    assert scores[CLIQUE_ID] > np.median(normal)
+    assert_finite_and_clique_stands_out(trained)
 
 
 def test_resume_is_bit_identical(tmp_path: Path) -> None:
@@ -181,14 +175,8 @@ def test_resume_is_bit_identical(tmp_path: Path) -> None:
     assert resumed.completed
     a, b = whole.detector.state_dict(), resumed.detector.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-
-    def stable(run: str) -> list[dict]:
-        return [{k: v for k, v in r.items() if k not in VOLATILE} for r in read_records(tmp_path / run / RECORDS)]
-
-    assert stable("whole") == stable("split") and len(stable("whole")) == 3
-    for name in ("epoch_000004.test.npz", "epoch_000006.holdout.npz"):
-        x, y = np.load(tmp_path / "whole" / "scores" / name), np.load(tmp_path / "split" / "scores" / name)
-        assert np.array_equal(x["item_id"], y["item_id"]) and np.array_equal(x["score"], y["score"])
+    assert_same_runs(tmp_path / "whole", tmp_path / "split")
+    assert len(stable_records(tmp_path / "whole")) == 3
 
 
 # ---- configuration ------------------------------------------------------------------------------------------

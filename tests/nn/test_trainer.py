@@ -16,9 +16,8 @@ from graphaudit.data.graphset import from_edge_list
 from graphaudit.nn import (OCGIN, Detector, OCGINConfig, RunGraphs, TrainConfig, graphs_with_ids, load_trajectory,
                            train)
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
-from nn_toys import ring
+from nn_toys import assert_same_runs, ring, stable_records
 
-VOLATILE = {"wall_s", "peak_rss_mb"}  # machine-dependent record fields
 
 
 def toy_graphs() -> RunGraphs:
@@ -37,10 +36,6 @@ def config(**changes: object) -> TrainConfig:
     base = {"num_epoch": 6, "eval_freq": 2, "batch_size": 4, "batch_size_test": 3, "lr": 1e-2, "seed": 3407,
             "device": "cpu"}
     return TrainConfig(**{**base, **changes})
-
-
-def stable(records: list[dict]) -> list[dict]:
-    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in records]
 
 
 def weights(detector: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -74,11 +69,7 @@ def test_resume_is_bit_identical(tmp_path: Path, changes: dict) -> None:
     resumed = train(ocgin, toy_graphs(), config(**changes), tmp_path / "split")
     assert resumed.completed
     assert_same_weights(weights(whole.detector), weights(resumed.detector))
-    assert stable(read_records(tmp_path / "whole" / RECORDS)) == stable(read_records(tmp_path / "split" / RECORDS))
-    for name in ("epoch_000004.test.npz", "epoch_000006.holdout.npz"):
-        a = np.load(tmp_path / "whole" / "scores" / name)
-        b = np.load(tmp_path / "split" / "scores" / name)
-        assert np.array_equal(a["item_id"], b["item_id"]) and np.array_equal(a["score"], b["score"])
+    assert_same_runs(tmp_path / "whole", tmp_path / "split")
 
 
 def test_learning_rate_decays_per_batch(tmp_path: Path) -> None:
@@ -99,7 +90,7 @@ def test_resume_drops_records_written_after_the_checkpoint(tmp_path: Path) -> No
     with open(tmp_path / "split" / RECORDS, "a", encoding="utf-8") as handle:
         handle.write(json.dumps({"epoch": 4, "train_loss": 0.0}) + "\n" + '{"epoch": 6, "tor')
     resumed = train(ocgin, toy_graphs(), config(), tmp_path / "split")
-    assert stable(read_records(tmp_path / "whole" / RECORDS)) == stable(read_records(tmp_path / "split" / RECORDS))
+    assert stable_records(tmp_path / "whole") == stable_records(tmp_path / "split")
     assert_same_weights(weights(whole.detector), weights(resumed.detector))
 
 
