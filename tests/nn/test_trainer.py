@@ -191,3 +191,28 @@ def test_checkpoint_loads_with_weights_only(tmp_path: Path) -> None:
     train(ocgin, toy_graphs(), config(num_epoch=2), tmp_path)
     content = torch.load(tmp_path / CHECKPOINT, weights_only=True)
     assert content["epoch"] == 2 and set(content["rng"]) >= {"python", "numpy", "torch", "loader"}
+
+
+class WholeBatchOCGIN(OCGIN):
+    """OCGIN (GraphNorm: per-graph statistics) declaring its scores batch-independent; remembers batch sizes."""
+
+    batch_independent_scores = True
+
+    def __init__(self) -> None:
+        super().__init__(2, OCGINConfig(hidden_dim=8, num_layer=2))
+        self.scored_batches: list[int] = []
+
+    def score(self, batch: Batch) -> torch.Tensor:
+        self.scored_batches.append(batch.num_graphs)
+        return super().score(batch)
+
+
+def test_batch_independent_detectors_score_in_large_batches(tmp_path: Path) -> None:
+    """batch_size_test 1 (GLocalKD's UB-GOLD setting) scores one graph at a time, unless the detector's scores
+    do not depend on the batch: then whole parts at once, with the same scores."""
+    large = train(WholeBatchOCGIN, toy_graphs(), config(batch_size_test=1), tmp_path / "large")
+    train(ocgin, toy_graphs(), config(batch_size_test=1), tmp_path / "single")
+    assert set(large.detector.scored_batches) == {8, 3}  # 8 test graphs, 3 held-out normals
+    for a, b in zip(read_records(tmp_path / "large" / RECORDS), read_records(tmp_path / "single" / RECORDS)):
+        x, y = np.load(tmp_path / "large" / a["test_scores"]), np.load(tmp_path / "single" / b["test_scores"])
+        assert np.array_equal(x["item_id"], y["item_id"]) and np.allclose(x["score"], y["score"], rtol=1e-5)

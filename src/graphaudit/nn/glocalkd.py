@@ -145,7 +145,12 @@ class GraphConvEncoder(nn.Module):
 
 
 class GLocalKD(Detector):
-    """Random-target distillation: the predictor learns the frozen target's node and graph embeddings."""
+    """Random-target distillation: the predictor learns the frozen target's node and graph embeddings.
+
+    Scores are per graph (no batch statistics), so UB-GOLD's ``batch_size_test`` 1 is kept in the settings
+    but scoring runs in large batches (``batch_independent_scores``; tested)."""
+
+    batch_independent_scores = True
 
     def __init__(self, in_dim: int, config: GLocalKDConfig | None = None) -> None:
         super().__init__()
