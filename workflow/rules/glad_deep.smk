@@ -8,6 +8,11 @@ DEEP_FOLDS = DEEP.get("folds") or list(range(GLAD["protocol"]["folds"]))
 RECORDS = "results/glad/records/{detector}/{dataset}/{setting}/fold{fold}"
 
 
+def deep_params(*keys):
+    """Only the settings a rule reads, so changing another (the detector list) reruns nothing."""
+    return {key: DEEP[key] for key in keys if key in DEEP}
+
+
 def deep_runs(wildcards):
     return expand(f"{RECORDS}/run.json", detector=wildcards.detector, dataset=wildcards.dataset,
                   setting=DEEP_SETTINGS, fold=DEEP_FOLDS)
@@ -30,7 +35,7 @@ rule glad_train:
         fold=r"\d+",
     params:
         entry="graphaudit.glad.deep_tasks:train_run",
-        deep=DEEP,
+        deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads"),
         constant_features=GLAD["constant_features"],
     threads: DEEP.get("threads", 1)
     resources:
@@ -57,7 +62,7 @@ rule glad_replay:
         size_matched="results/glad/replay/{detector}/{dataset}/size_matched.csv",
     params:
         entry="graphaudit.glad.deep_tasks:replay_detector",
-        deep=DEEP,
+        deep=deep_params("permutations", "size_matching"),
     log:
         "logs/glad/replay/{detector}_{dataset}.log",
     script:
@@ -89,7 +94,7 @@ rule glad_deep_tables:
         table34="results/glad/tables/table34.csv",
     params:
         entry="graphaudit.glad.deep_tasks:deep_tables",
-        deep=DEEP,
+        deep=deep_params("bootstrap", "size_matching"),
     log:
         "logs/glad/deep_tables.log",
     script:
