@@ -49,12 +49,18 @@ def test_each_protocol_reports_its_checkpoint() -> None:
     assert (rows["oracle_default"]["epoch"], rows["oracle_default"]["auroc"]) == (4, 100.0)
     assert rows["last"]["auprc"] == pytest.approx(100 * (1 + 2 / 3) / 2)  # anomalies ranked 1st and 3rd
     assert rows["oracle_ub"]["fpr95"] == 0.0
+    # AUCp: test vs hold-out (mean -/+ 1) separate at 0, 62.5 and 81.25 points
+    assert (rows["auc_p"]["epoch"], rows["auc_p"]["auroc"]) == (12, 75.0)
+    # consensus: point 0 ties every graph (no ranking); points 1 and 2 agree equally (Spearman 3 / sqrt(10))
+    # with the mean rank (3.5, 1.5, 2.5, 2.5): the earlier one
+    assert (rows["consensus"]["epoch"], rows["consensus"]["auroc"]) == (8, 100.0)
+    assert {"tied_criterion", "nonfinite_criterion"} <= set(rows["consensus"]["flags"].split(";"))
 
 
 def test_protocols_without_a_default_run_are_left_out() -> None:
     rows = protocol_rows("OCGIN", "BZR", "end_to_end", FoldRuns(FOLD, {"tuned": TUNED}))
     assert {r["protocol"] for r in rows} == {"oracle_ub", "oracle_own", "last", "val_normal", "min_train_loss",
-                                             "expected_random"}
+                                             "expected_random", "auc_p", "consensus"}
 
 
 def test_two_stage_oracle_has_no_patience() -> None:
@@ -103,7 +109,7 @@ def test_replay_tables_cover_every_fold() -> None:
     sizes = {10: (5, 4), 11: (5, 4), 12: (9, 12), 13: (9, 11), 1: (3, 2), 2: (3, 2)}
     tables = replay_tables("OCGIN", "BZR", "end_to_end", [FoldRuns(FOLD, {"tuned": TUNED, "default": DEFAULT})],
                            sizes, np.random.default_rng(0), 10, caliper=1.0)
-    assert len(tables["protocols"]) == 8 and len(tables["curves"]) == 5
+    assert len(tables["protocols"]) == 10 and len(tables["curves"]) == 5
     assert tables["curves"]["test_auroc"].tolist() == [50.0, 100.0, 75.0, 100.0, 0.0]
     matched = tables["size_matched"].iloc[0]
     assert matched["matched"] == 2 and matched["auroc_full"] == 75.0 and matched["retained"] == 1.0

@@ -167,7 +167,7 @@ ORACLES = sorted(name for name, rule in RULES.items() if not rule.label_free)
 
 
 def test_registry_marks_label_free_and_oracle_rules():
-    assert LABEL_FREE == ["expected_random", "hp_free", "last", "min_train_loss", "val_normal"]
+    assert LABEL_FREE == ["auc_p", "consensus", "expected_random", "hp_free", "last", "min_train_loss", "val_normal"]
     assert ORACLES == ["oracle", "oracle_fold_mean", "oracle_glass", "oracle_two_stage"]
 
 
@@ -507,3 +507,32 @@ def test_property_expected_random_is_the_mean_of_the_finite_curve(curve):
     value = evaluate(expected_random(run), run, LEVEL_LABELS)
     finite = [v for v in curve if not math.isnan(v)]
     assert (math.isnan(value) and not finite) or value == pytest.approx(np.mean(finite))
+
+
+def test_auc_p_picks_the_point_that_best_separates_test_from_holdout():
+    """Hold-out normals score 0 and 1; test graphs score [2, 3] (AUROC 100), [0, 1] (50), [0.5, 3] (87.5)."""
+    run = trajectory([[0.0, 1.0], [2.0, 3.0], [0.5, 3.0], [2.0, 3.0]], holdout=[[0.0, 1.0]] * 4)
+    chosen = select("auc_p", run)
+    assert chosen.index == 1 and chosen.criterion == 100.0 and Flag.TIED_CRITERION in chosen.flags
+
+
+def test_auc_p_skips_nonfinite_points_and_needs_a_holdout():
+    run = trajectory([[2.0, NAN], [0.5, 3.0]], holdout=[[0.0, 1.0]] * 2)
+    chosen = select("auc_p", run)
+    assert chosen.index == 1 and chosen.criterion == pytest.approx(75.0)
+    with pytest.raises(NoEligiblePoint, match="held-out"):
+        select("auc_p", trajectory([[1.0, 2.0]], holdout=np.zeros((1, 0))))
+
+
+def test_consensus_picks_the_ranking_closest_to_the_mean_rank():
+    """Rankings of 3 graphs: (1,2,3) twice and (3,2,1) once: the mean rank is (5/3, 2, 7/3), closest to (1,2,3)."""
+    run = trajectory([[3.0, 2.0, 1.0], [1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+    chosen = select("consensus", run)
+    assert chosen.index == 1 and chosen.criterion == pytest.approx(1.0)
+    assert Flag.TIED_CRITERION in chosen.flags  # points 1 and 2 rank alike
+
+
+def test_consensus_leaves_nonfinite_points_out():
+    run = trajectory([[NAN, 2.0, 1.0], [3.0, 2.0, 1.0], [1.0, 3.0, 2.0]])
+    chosen = select("consensus", run)
+    assert chosen.index == 1 and Flag.NONFINITE_CRITERION in chosen.flags

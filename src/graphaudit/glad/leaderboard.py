@@ -284,7 +284,7 @@ def leaderboard_table(analysis: Analysis, extra_rows: pd.DataFrame, columns: Seq
 def selectors_table(analysis: Analysis) -> pd.DataFrame:
     """Table 31 (the post hoc selectors this project implements, on the pilot detectors present): mean
     AUROC per selector and its difference from Val-Normal."""
-    selectors = ("val_normal", "last", "min_train_loss", "expected_random", "oracle_ub")
+    selectors = ("val_normal", "last", "min_train_loss", "expected_random", "auc_p", "consensus", "oracle_ub")
     summary = detector_summary(analysis)
     pilots = summary[summary["detector"].isin(PILOT)]
     if pilots.empty:

@@ -7,7 +7,8 @@ Protocols (the ``protocol`` column):
   end-to-end detectors, none for two-stage ones) on the tuned run;
 - ``oracle_own``: the detector's own test-label rule; for the UB-GOLD detectors it is UB-GOLD's rule;
 - ``oracle_default``: UB-GOLD's rule on the default-settings run (Table 32's third oracle variant);
-- ``last``, ``val_normal``, ``min_train_loss``, ``expected_random``: label-free rules on the tuned run;
+- ``last``, ``val_normal``, ``min_train_loss``, ``expected_random``, ``auc_p``, ``consensus``: label-free
+  rules on the tuned run;
 - ``hp_free``: Val-Normal on the default-settings run.
 
 Label-free rules go through :func:`graphaudit.selection.select` without labels; labels only score the
@@ -31,7 +32,7 @@ from graphaudit.stats.metrics import auprc, auroc, fpr95
 from graphaudit.stats.resampling import selection_gain, selection_on_noise, trajectory_auroc
 
 ORACLE_RULE = {"end_to_end": "oracle", "two_stage": "oracle_two_stage"}
-LABEL_FREE_ON_TUNED = ("last", "val_normal", "min_train_loss", "expected_random")
+LABEL_FREE_ON_TUNED = ("last", "val_normal", "min_train_loss", "expected_random", "auc_p", "consensus")
 METRICS = {"auroc": auroc, "auprc": auprc, "fpr95": fpr95}
 
 

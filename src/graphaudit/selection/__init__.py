@@ -7,14 +7,14 @@ records which are label-free, :func:`select` enforces that, and :func:`evaluate`
 
 from graphaudit.selection.registry import RULES, Inputs, Rule, select
 from graphaudit.selection.rules import (DEFAULT_SETTING, GLASS_PATIENCE, UB_GOLD_PATIENCE, Flag, Metric,
-                                        NoEligiblePoint, Selection, evaluate, expected_random, hp_free, last,
-                                        mean_auroc_auprc, metric_curve, min_train_loss, oracle,
+                                        NoEligiblePoint, Selection, auc_p, consensus, evaluate, expected_random,
+                                        hp_free, last, mean_auroc_auprc, metric_curve, min_train_loss, oracle,
                                         oracle_fold_mean, oracle_own, val_normal)
 from graphaudit.selection.trajectory import EvaluationPoint, TestLabels, Trajectory
 
 __all__ = [
     "DEFAULT_SETTING", "GLASS_PATIENCE", "RULES", "UB_GOLD_PATIENCE", "EvaluationPoint", "Flag", "Inputs",
-    "Metric", "NoEligiblePoint", "Rule", "Selection", "TestLabels", "Trajectory", "evaluate",
+    "Metric", "NoEligiblePoint", "Rule", "Selection", "TestLabels", "Trajectory", "auc_p", "consensus", "evaluate",
     "expected_random", "hp_free", "last", "mean_auroc_auprc", "metric_curve", "min_train_loss", "oracle",
     "oracle_fold_mean", "oracle_own", "select", "val_normal",
 ]

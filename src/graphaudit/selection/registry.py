@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 
-from graphaudit.selection.rules import (GLASS_PATIENCE, Selection, expected_random, hp_free, last,
-                                        min_train_loss, oracle, oracle_fold_mean, oracle_own, val_normal)
+from graphaudit.selection.rules import (GLASS_PATIENCE, Selection, auc_p, consensus, expected_random, hp_free,
+                                        last, min_train_loss, oracle, oracle_fold_mean, oracle_own, val_normal)
 from graphaudit.selection.trajectory import TestLabels, Trajectory
 
 __all__ = ["RULES", "Inputs", "Rule", "select"]
@@ -57,6 +57,10 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
          "lowest mean training loss; earliest on ties; non-finite losses never chosen"),
     Rule("expected_random", expected_random, True, Inputs.RUN,
          "every evaluation point with equal weight; evaluate() gives the mean metric"),
+    Rule("auc_p", auc_p, True, Inputs.RUN,
+         "best separation of the unlabelled test graphs from the held-out normals (transductive AUCp)"),
+    Rule("consensus", consensus, True, Inputs.RUN,
+         "best Spearman agreement with the mean rank-normalised test scores over all points"),
 )}
 
 

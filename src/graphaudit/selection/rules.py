@@ -30,14 +30,15 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import numpy as np
+from scipy import stats
 
 from graphaudit.selection.trajectory import TestLabels, Trajectory
 from graphaudit.stats.metrics import auprc, auroc
 
 __all__ = [
     "DEFAULT_SETTING", "GLASS_PATIENCE", "UB_GOLD_PATIENCE", "Flag", "Metric", "NoEligiblePoint", "Selection",
-    "evaluate", "expected_random", "hp_free", "last", "mean_auroc_auprc", "metric_curve", "min_train_loss",
-    "oracle", "oracle_fold_mean", "oracle_own", "val_normal",
+    "auc_p", "consensus", "evaluate", "expected_random", "hp_free", "last", "mean_auroc_auprc", "metric_curve",
+    "min_train_loss", "oracle", "oracle_fold_mean", "oracle_own", "val_normal",
 ]
 
 Metric = Callable[[np.ndarray, np.ndarray], float]
@@ -171,6 +172,54 @@ def expected_random(trajectory: Trajectory) -> Selection:
     return Selection(indices=indices, epochs=tuple(int(e) for e in trajectory.epochs), criterion=None,
                      flags=frozenset(_score_flags(trajectory, indices)),
                      reason=f"uniform over all {len(indices)} evaluation points")
+
+
+def auc_p(trajectory: Trajectory) -> Selection:
+    """AUCp: the point whose scores best separate the unlabelled test graphs from the held-out normals.
+
+    Spec §4.3, pilot selector 5 (Rahman Siddiquee et al. 2026): "the checkpoint that best separates held-out
+    normals from the unlabelled test set (transductive)". The criterion is the AUROC (points) of test = 1
+    against hold-out = 0 on the point's scores, so no test label is read; the earliest maximum wins, and a
+    point with a non-finite score is never chosen.
+    """
+    trajectory = _require_trajectory(trajectory)
+    n_holdout, n_test = trajectory.holdout_scores.shape[1], trajectory.test_scores.shape[1]
+    if n_holdout == 0:
+        raise NoEligiblePoint("AUCp needs held-out normal graphs and this run has none")
+    membership = np.r_[np.zeros(n_holdout, dtype=int), np.ones(n_test, dtype=int)]
+    separation = _curve(np.hstack([trajectory.holdout_scores, trajectory.test_scores]), membership, auroc)
+    index, flags = _earliest_finite_min(-separation, "test-vs-hold-out AUROC")
+    return _single(trajectory, index, float(separation[index]), flags,
+                   f"test graphs separated from held-out normals at AUROC {separation[index]:.4g}, epoch "
+                   f"{trajectory.epochs[index]}")
+
+
+def consensus(trajectory: Trajectory) -> Selection:
+    """Consensus: the point whose test ranking agrees best with the checkpoint ensemble.
+
+    Spec §4.3, pilot selectors 3-4 (after Zhao et al. 2022): the ensemble is "the average of the
+    rank-normalised test scores over all checkpoints"; consensus is "the checkpoint whose ranking agrees
+    best with that average". Agreement is Spearman's correlation (Pearson on average ranks). Points with a
+    non-finite test score are left out of the ensemble and never chosen; the earliest best point wins.
+    """
+    trajectory = _require_trajectory(trajectory)
+    finite = np.isfinite(trajectory.test_scores).all(axis=1)
+    if not finite.any():
+        raise NoEligiblePoint("no evaluation point has only finite test scores")
+    ranks = stats.rankdata(np.where(finite[:, None], trajectory.test_scores, 0.0), axis=1)
+    ensemble = ranks[finite].mean(axis=0)
+    agreement = np.array([_correlation(row, ensemble) if ok else np.nan for row, ok in zip(ranks, finite)])
+    index, flags = _earliest_finite_min(-agreement, "agreement with the checkpoint ensemble")
+    return _single(trajectory, index, float(agreement[index]), flags,
+                   f"Spearman {agreement[index]:.4g} with the mean rank over {int(finite.sum())} points, epoch "
+                   f"{trajectory.epochs[index]}")
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson correlation; NaN when either side is constant."""
+    a, b = a - a.mean(), b - b.mean()
+    denominator = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / denominator) if denominator > 0 else float("nan")
 
 
 # --- oracle rules (read test labels) -----------------------------------------------------------------
