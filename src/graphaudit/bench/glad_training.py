@@ -12,21 +12,18 @@ torch_scatter and CUDA-only code paths), so the silent run of the same code is t
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import tempfile
 import time
-from pathlib import Path
 
 import pandas as pd
 import torch
-import yaml
 
 from graphaudit.common.rule import RuleContext
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad.datasets import node_colours
-from graphaudit.glad.deep import detector_builder, run_graphs, run_settings, train_config
-from graphaudit.glad.protocol import folds_from_json
+from graphaudit.glad.deep import detector_builder, load_catalogue, run_graphs, run_settings, train_config
+from graphaudit.glad.protocol import read_folds
 from graphaudit.nn.trainer import RunGraphs, TrainConfig, train
 from graphaudit.report.tables import write_table
 
@@ -47,10 +44,10 @@ def timed_run(build, graphs: RunGraphs, config: TrainConfig) -> float:
 
 def bench_glad_training(ctx: RuleContext) -> None:
     """One row per detector: graphs/s, seconds per epoch with and without recording, and the overhead."""
-    catalogue = yaml.safe_load(Path(ctx.input["catalogue"]).read_text(encoding="utf-8"))
+    catalogue = load_catalogue(ctx.input["catalogue"])
     dataset = ctx.params["dataset"]
     graphs = GraphSet.load(ctx.input["graphset"])
-    fold = folds_from_json(json.loads(Path(ctx.input["folds"]).read_text(encoding="utf-8")))[0]
+    fold = read_folds(ctx.input["folds"])[0]
     data, width = run_graphs(graphs, node_colours(graphs, False), fold)
     torch.set_num_threads(1)
     rows = []

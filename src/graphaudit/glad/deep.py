@@ -11,13 +11,15 @@ import dataclasses
 import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+import yaml
 from torch_geometric.data import Data
 
-from graphaudit.data.graphset import GraphSet
+from graphaudit.data.graphset import GraphSet, one_hot
 from graphaudit.glad.protocol import Fold
 from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig
 
@@ -36,6 +38,11 @@ class RunSettings:
     train: dict[str, Any]
     options: dict[str, Any]
     source: str  # "script line", "script line (all datasets)", "modal (no script line)" or "defaults"
+
+
+def load_catalogue(path: str | Path) -> dict[str, Any]:
+    """The detector catalogue (``config/glad/detectors.yaml``)."""
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 
 
 def _import(path: str) -> Any:
@@ -120,15 +127,13 @@ def node_features(colours: np.ndarray) -> tuple[np.ndarray, int]:
 
 def detector_graphs(graphs: GraphSet, columns: np.ndarray, width: int, ids: Sequence[int]) -> list[Data]:
     """PyG graphs with one-hot ``x``, both edge directions, no edge attributes and ``graph_id``; no labels."""
-    offsets = np.concatenate([[0], np.cumsum(graphs.node_counts())])
     out = []
     for g in ids:
         g = int(g)
         edges = graphs.graph_edges(g)
         if not graphs.directed:
             edges = np.concatenate([edges, edges[:, ::-1]])
-        x = torch.zeros(graphs.graph_size(g), width)
-        x[torch.arange(graphs.graph_size(g)), torch.from_numpy(columns[offsets[g]:offsets[g + 1]])] = 1.0
+        x = torch.from_numpy(one_hot(columns[graphs.node_ptr[g]:graphs.node_ptr[g + 1]], width))
         out.append(Data(x=x, edge_index=torch.from_numpy(np.ascontiguousarray(edges.T)).long(),
                         num_nodes=graphs.graph_size(g), graph_id=torch.tensor([g])))
     return out

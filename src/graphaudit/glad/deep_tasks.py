@@ -10,47 +10,34 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-import yaml
 
 from graphaudit.common.atomic import write_json
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.data.graphset import GraphSet
 from graphaudit.glad import leaderboard as lb
 from graphaudit.glad import replay
-from graphaudit.glad.datasets import load_glad_graphs, node_colours
-from graphaudit.glad.deep import detector_builder, run_graphs, run_settings, train_config
-from graphaudit.glad.protocol import folds_from_json
+from graphaudit.glad.datasets import node_colours
+from graphaudit.glad.deep import detector_builder, load_catalogue, run_graphs, run_settings, train_config
+from graphaudit.glad.protocol import read_folds
 from graphaudit.glad.tables import kernel_settings
+from graphaudit.glad.tasks import rule_graphs
 from graphaudit.nn.trainer import RECORDS, load_trajectory, train
-from graphaudit.report.tables import write_table
+from graphaudit.report.tables import read_tables, write_table
 from graphaudit.selection import Trajectory
 
 log = logging.getLogger(__name__)
-
-
-def _catalogue(path: str) -> dict:
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-
-
-def _folds(path: str) -> list:
-    return folds_from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-
-
-def _dataset_graphs(ctx: RuleContext) -> GraphSet:
-    return load_glad_graphs(ctx.wildcards["dataset"], [GraphSet.load(p) for p in ctx.input_list("graphsets")])[0]
 
 
 def train_run(ctx: RuleContext) -> None:
     """Train one detector on one fold with one setting; the run folder holds records, scores and a
     checkpoint (a rerun resumes), and ``run.json`` is written last, when the budget is done."""
     detector, dataset, setting = ctx.wildcards["detector"], ctx.wildcards["dataset"], ctx.wildcards["setting"]
-    fold = _folds(ctx.input["folds"])[int(ctx.wildcards["fold"])]
+    fold = read_folds(ctx.input["folds"])[int(ctx.wildcards["fold"])]
     deep = ctx.params["deep"]
-    catalogue = _catalogue(ctx.input["catalogue"])
+    catalogue = load_catalogue(ctx.input["catalogue"])
     settings = run_settings(catalogue, detector, dataset, setting)
-    graphs = _dataset_graphs(ctx)
+    graphs = rule_graphs(ctx)[0]
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
     run_data, width = run_graphs(graphs, colours, fold)
     config = train_config(settings, fold.seed, deep["device"], deep["max_epochs"], deep["checkpoint_every_s"])
@@ -83,11 +70,11 @@ def replay_detector(ctx: RuleContext) -> None:
     """Every protocol, the permutation null and the size-matched subsets of one detector on one dataset."""
     detector, dataset = ctx.wildcards["detector"], ctx.wildcards["dataset"]
     deep = ctx.params["deep"]
-    family = _catalogue(ctx.input["catalogue"])["detectors"][detector]["family"]
+    family = load_catalogue(ctx.input["catalogue"])["detectors"][detector]["family"]
     runs = _trajectories(ctx.input_list("runs"))
     folds = [replay.FoldRuns(fold, {s: runs[(f, s)] for (f, s) in runs if f == fold.fold})
-             for fold in _folds(ctx.input["folds"]) if any(f == fold.fold for f, _ in runs)]
-    graphs = _dataset_graphs(ctx)
+             for fold in read_folds(ctx.input["folds"]) if any(f == fold.fold for f, _ in runs)]
+    graphs = rule_graphs(ctx)[0]
     sizes = dict(enumerate(zip(graphs.node_counts().tolist(), graphs.edge_counts().tolist())))
     rng = np.random.default_rng(stable_seed("glad", "permutation-null", detector, dataset))
     tables = replay.replay_tables(detector, dataset, family, folds, sizes, rng, deep["permutations"],
@@ -96,16 +83,11 @@ def replay_detector(ctx: RuleContext) -> None:
         write_table(frame, ctx.output[name])
 
 
-def _concat(paths: list[str]) -> pd.DataFrame:
-    frames = [pd.read_csv(p) for p in paths if Path(p).stat().st_size > 1]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
 def deep_tables(ctx: RuleContext) -> None:
     """leaderboard, leakage, hp_gap, kendall, friedman, pairwise, perm_null, size_matched and Tables 2, 23,
     30-34 from every replay, with part 1's references and kernels as extra leaderboard rows."""
     deep, out = ctx.params["deep"], ctx.output
-    protocols = _concat(ctx.input_list("protocols"))
+    protocols = read_tables(ctx.input_list("protocols"))
     analysis = lb.build_analysis(protocols, deep["bootstrap"], stable_seed("glad", "dataset-bootstrap"))
     log.info("analysis: %d complete detectors %s on %d datasets (%s)", len(analysis.detectors), analysis.detectors,
              len(analysis.datasets), analysis.scope)
@@ -120,10 +102,11 @@ def deep_tables(ctx: RuleContext) -> None:
     write_table(friedman_rows, out["friedman"], title="Friedman, Iman-Davenport and Nemenyi CD per protocol")
     write_table(pairwise, out["pairwise"], title="Pairwise exact Wilcoxon over datasets, Holm within protocol")
     write_table(lb.significance_table(friedman_rows, pairwise), out["table34"], title="Table 34: significance tests")
-    write_table(lb.perm_null_table(_concat(ctx.input_list("null")), analysis), out["perm_null"],
+    write_table(lb.perm_null_table(read_tables(ctx.input_list("null")), analysis), out["perm_null"],
                 title="Selection on noise: permuted-label best minus last against the observed")
-    write_table(lb.size_matched_table(_concat(ctx.input_list("size_matched")), deep["size_matching"]["min_retained"]),
-                out["size_matched"], title="Val-Normal AUROC on size-matched test subsets")
+    matched = read_tables(ctx.input_list("size_matched"))
+    write_table(lb.size_matched_table(matched, deep["size_matching"]["min_retained"]), out["size_matched"],
+                title="Val-Normal AUROC on size-matched test subsets")
     extra = lb.reference_rows(pd.read_csv(ctx.input["references"]),
                               kernel_settings(pd.read_csv(ctx.input["kernels"])), analysis.datasets)
     write_table(lb.leaderboard_table(analysis, extra, ("oracle_own", "last", "val_normal", "hp_free")),

@@ -9,7 +9,9 @@ A fixed-seed 20% of each fold's training normals is held out for label-free sele
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
@@ -102,3 +104,8 @@ def folds_to_json(dataset: str, kind: str, folds: list[Fold], settings: dict) ->
 
 def folds_from_json(content: dict) -> list[Fold]:
     return [Fold(**f) for f in content["folds"]]
+
+
+def read_folds(path: str | Path) -> list[Fold]:
+    """The folds of a ``results/glad/folds/{dataset}.json`` file."""
+    return folds_from_json(json.loads(Path(path).read_text(encoding="utf-8")))

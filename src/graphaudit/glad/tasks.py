@@ -15,28 +15,25 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad import audits, kernels, references, tables
 from graphaudit.glad.datasets import UB9, is_tox21, load_glad_graphs, node_colours
-from graphaudit.glad.protocol import folds_from_json, folds_to_json, tox21_trials, tu_folds
+from graphaudit.glad.protocol import folds_to_json, read_folds, tox21_trials, tu_folds
 from graphaudit.graphs.graphlets import graphlet_counts, graphlet_counts_closed_form
 from graphaudit.graphs.wl import wl_signatures
-from graphaudit.report.tables import write_table
+from graphaudit.report.tables import read_tables, write_table
 
 log = logging.getLogger(__name__)
 
 SECONDARY = ("DD", "COLLAB", "Tox21_p53", "Tox21_MMP", "MUTAG")
 
 
-def _graphs(ctx: RuleContext) -> tuple[GraphSet, int]:
+def rule_graphs(ctx: RuleContext) -> tuple[GraphSet, int]:
+    """The rule's dataset (``ctx.input["graphsets"]``, wildcard ``dataset``) as :func:`load_glad_graphs` gives it."""
     return load_glad_graphs(ctx.wildcards["dataset"], [GraphSet.load(p) for p in ctx.input_list("graphsets")])
-
-
-def _folds(path: str) -> list:
-    return folds_from_json(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 def make_folds(ctx: RuleContext) -> None:
     """Write ``results/glad/folds/{dataset}.json``: every later rule reads its folds from there."""
     dataset, protocol = ctx.wildcards["dataset"], ctx.params["protocol"]
-    graphs, n_train = _graphs(ctx)
+    graphs, n_train = rule_graphs(ctx)
     if is_tox21(dataset):
         folds = tox21_trials(graphs, n_train, dataset, protocol["tox21_trials"], protocol["tox21_anomaly_label"],
                              protocol["holdout_share"])
@@ -49,7 +46,7 @@ def make_folds(ctx: RuleContext) -> None:
 def graph_features(ctx: RuleContext) -> None:
     """Graph statistics the references and audits share: graphlet counts and WL signatures."""
     dataset = ctx.wildcards["dataset"]
-    graphs, _ = _graphs(ctx)
+    graphs, _ = rule_graphs(ctx)
     closed_form = dataset in ctx.params["closed_form_graphlets"]
     counts = graphlet_counts_closed_form(graphs) if closed_form else graphlet_counts(graphs, ctx.params["max_k"])
     constant = dataset in ctx.params["constant_features"]
@@ -62,10 +59,10 @@ def graph_features(ctx: RuleContext) -> None:
 def audit(ctx: RuleContext) -> None:
     """Audit rows of one dataset (U7, U10, U11, fold disjointness, inverted Tox21 splits)."""
     dataset = ctx.wildcards["dataset"]
-    graphs, n_train = _graphs(ctx)
+    graphs, n_train = rule_graphs(ctx)
     with np.load(ctx.input["features"]) as features:
         signatures = features["wl"]
-    rows = audits.audit_rows(dataset, graphs, _folds(ctx.input["folds"]), signatures, n_train,
+    rows = audits.audit_rows(dataset, graphs, read_folds(ctx.input["folds"]), signatures, n_train,
                              ctx.params["inverted_splits"].get(dataset))
     write_table(pd.DataFrame(rows), ctx.output["table"])
 
@@ -73,8 +70,8 @@ def audit(ctx: RuleContext) -> None:
 def run_references(ctx: RuleContext) -> None:
     """The training-free references of one dataset, one row per (reference, fold)."""
     dataset, settings = ctx.wildcards["dataset"], ctx.params["references"]
-    graphs, _ = _graphs(ctx)
-    folds, fit_on = _folds(ctx.input["folds"]), ctx.params["fit_on"]
+    graphs, _ = rule_graphs(ctx)
+    folds, fit_on = read_folds(ctx.input["folds"]), ctx.params["fit_on"]
     with np.load(ctx.input["features"]) as features:
         counts = features["graphlets"]
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
@@ -98,37 +95,32 @@ def run_references(ctx: RuleContext) -> None:
 def run_kernels(ctx: RuleContext) -> None:
     """One kernel (WL or PK) on one dataset: every scorer, fit mode and configuration asked for."""
     dataset, kernel = ctx.wildcards["dataset"], ctx.wildcards["kernel"]
-    graphs, _ = _graphs(ctx)
+    graphs, _ = rule_graphs(ctx)
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
     settings = {**ctx.params["kernels"], "fit_on": ctx.params["fit_on"]}
-    rows = list(kernels.kernel_rows(dataset, kernel, graphs, colours, _folds(ctx.input["folds"]), settings))
+    rows = list(kernels.kernel_rows(dataset, kernel, graphs, colours, read_folds(ctx.input["folds"]), settings))
     write_table(pd.DataFrame(rows), ctx.output["table"])
 
 
 def run_pairing(ctx: RuleContext) -> None:
     """The released-pairing diagnostic (Table 21) of one dataset."""
     dataset = ctx.wildcards["dataset"]
-    graphs, _ = _graphs(ctx)
+    graphs, _ = rule_graphs(ctx)
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
-    rows = kernels.released_pairing_rows(dataset, graphs, colours, _folds(ctx.input["folds"]),
+    rows = kernels.released_pairing_rows(dataset, graphs, colours, read_folds(ctx.input["folds"]),
                                          ctx.params["kernels"]["default"])
     write_table(pd.DataFrame(rows), ctx.output["table"])
 
 
-def _concat(paths: list[str]) -> pd.DataFrame:
-    frames = [pd.read_csv(p) for p in paths]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
 def build_tables(ctx: RuleContext) -> None:
     """Every glad table of this part from the per-dataset rows."""
-    folds = {json.loads(Path(p).read_text(encoding="utf-8"))["dataset"]: _folds(p) for p in ctx.input_list("folds")}
+    folds = {json.loads(Path(p).read_text(encoding="utf-8"))["dataset"]: read_folds(p) for p in ctx.input_list("folds")}
     out = ctx.output
-    audit_rows = _concat(ctx.input_list("audits"))
+    audit_rows = read_tables(ctx.input_list("audits"))
     write_table(audit_rows, out["audits"], title="Dataset audits (U7, U10, U11)")
-    refs = _concat(ctx.input_list("references"))
+    refs = read_tables(ctx.input_list("references"))
     write_table(refs, out["references"], title="Training-free references per fold")
-    kernel_rows = _concat(ctx.input_list("kernels"))
+    kernel_rows = read_tables(ctx.input_list("kernels"))
     write_table(tables.kernel_long_table(kernel_rows), out["kernels"],
                 title="Kernel baselines per fold and configuration")
     write_table(tables.kernel_table(kernel_rows, list(UB9)), out["table19"], title="Table 19: kernel baselines, UB9")
@@ -137,7 +129,7 @@ def build_tables(ctx: RuleContext) -> None:
     write_table(tables.kernel_gaps(kernel_rows, list(UB9)), out["kernel_gaps"],
                 title="Kernel hyperparameter gap (tuned - default), UB9")
     write_table(tables.kernel_summary(kernel_rows), out["kernel_summary"], title="Kernel baselines: summaries")
-    write_table(tables.pairing_table(_concat(ctx.input_list("pairing")), folds), out["table21"],
+    write_table(tables.pairing_table(read_tables(ctx.input_list("pairing")), folds), out["table21"],
                 title="Table 21: UB-GOLD's unchanged WL-IF pipeline")
     published = yaml.safe_load(Path(ctx.input["published"]).read_text(encoding="utf-8"))["published"]
     write_table(tables.chance_z_table([p for p in published if p["dataset"] in folds], folds), out["table22"],

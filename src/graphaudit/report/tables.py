@@ -19,6 +19,13 @@ def write_table(frame: pd.DataFrame, csv_path: str | os.PathLike[str], title: st
     write_text(Path(csv_path).with_suffix(".md"), markdown)
 
 
+def read_tables(paths: list[str]) -> pd.DataFrame:
+    """The rows of several tables written by :func:`write_table`, one after another; a table without columns
+    (an empty frame writes a bare newline) adds nothing."""
+    frames = [pd.read_csv(p) for p in paths if Path(p).stat().st_size > 1]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
 def to_markdown(frame: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table; numbers right-aligned, floats with up to 4 significant decimals."""
     header = "| " + " | ".join(format_cell(str(c)) for c in frame.columns) + " |"
