@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from graphaudit.data.graphset import from_edge_list
-from graphaudit.glad.deep import (detector_builder, detector_graphs, node_features, run_graphs, run_settings,
+from graphaudit.glad.deep import (backend_of, detector_builder, detector_graphs, node_features, run_graphs, run_settings,
                                  train_config)
 from graphaudit.glad.protocol import Fold
 from graphaudit.nn import OCGIN
@@ -70,7 +70,30 @@ def test_train_config_caps_the_budget_and_keeps_the_seed() -> None:
 
 def test_builder_makes_the_configured_detector() -> None:
     detector = detector_builder(CATALOGUE, run_settings(CATALOGUE, "OCGIN", "BZR", "tuned"), 7)()
-    assert isinstance(detector, OCGIN) and detector.config.hidden_dim == 32 and detector.encoder.out_dim == 4 * 32
+    assert isinstance(detector, OCGIN) and detector.config.hidden_dim == 32 and detector.net.out_dim == 4 * 32
+
+
+def test_train_config_carries_the_test_rng() -> None:
+    settings = run_settings(CATALOGUE, "OCGIN", "BZR", "tuned")
+    assert train_config(settings, 1, "cpu").test_rng == "coupled"
+    assert train_config(settings, 1, "cpu", test_rng="isolated").test_rng == "isolated"
+
+
+@pytest.mark.parametrize("backend, available, expected", [
+    ("auto", True, {"OCGIN": "ubgold", "OCGTL": "ubgold", "SIGNET": "own"}),
+    ("auto", False, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
+    ("own", True, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
+    ("ubgold", False, {"OCGIN": "ubgold", "OCGTL": "ubgold"}),
+])
+def test_backend_of_each_detector(backend: str, available: bool, expected: dict[str, str]) -> None:
+    assert {d: backend_of(CATALOGUE, d, backend, available) for d in expected} == expected
+
+
+def test_explicit_ubgold_needs_an_adapter() -> None:
+    with pytest.raises(ValueError, match="SIGNET has no UB-GOLD adapter"):
+        backend_of(CATALOGUE, "SIGNET", "ubgold", True)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        backend_of(CATALOGUE, "OCGIN", "theirs", True)
 
 
 def toy_set():

@@ -79,8 +79,8 @@ def test_learning_rate_decays_per_batch(tmp_path: Path) -> None:
     content = torch.load(tmp_path / "decay" / CHECKPOINT, weights_only=True)
     lr = content["optimisation"]["optimizer"]["param_groups"][0]["lr"]
     assert lr == pytest.approx(1e-2 * 0.5 ** 9)
-    assert not torch.equal(weights(decayed.detector)["encoder.convs.0.nn.0.weight"],
-                           weights(plain.detector)["encoder.convs.0.nn.0.weight"])
+    assert not torch.equal(weights(decayed.detector)["net.convs.0.nn.0.weight"],
+                           weights(plain.detector)["net.convs.0.nn.0.weight"])
 
 
 def test_resume_drops_records_written_after_the_checkpoint(tmp_path: Path) -> None:
@@ -100,13 +100,31 @@ def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
         train(ocgin, toy_graphs(), config(lr=1e-3), tmp_path)
 
 
-def test_recording_does_not_change_the_trajectory(tmp_path: Path) -> None:
-    """Scoring after every epoch (shuffled, small test batches) leaves the same weights as never scoring."""
-    recorded = train(ocgin, toy_graphs(), config(eval_freq=1), tmp_path / "every")
-    silent = train(ocgin, toy_graphs(), config(eval_freq=100), tmp_path / "never")
+def test_isolated_recording_does_not_change_the_trajectory(tmp_path: Path) -> None:
+    """test_rng isolated: scoring after every epoch (shuffled, small test batches) leaves the same weights as
+    never scoring."""
+    recorded = train(ocgin, toy_graphs(), config(eval_freq=1, test_rng="isolated"), tmp_path / "every")
+    silent = train(ocgin, toy_graphs(), config(eval_freq=100, test_rng="isolated"), tmp_path / "never")
     assert len(read_records(tmp_path / "every" / RECORDS)) == 6
     assert not (tmp_path / "never" / RECORDS).exists()
     assert_same_weights(weights(recorded.detector), weights(silent.detector))
+
+
+def test_coupled_test_passes_shape_the_trajectory(tmp_path: Path) -> None:
+    """test_rng coupled (UB-GOLD): the shuffled test pass draws from the training RNG, so evaluating changes
+    the later training batches; the hold-out pass never does (same weights with or without hold-out graphs)."""
+    coupled = train(ocgin, toy_graphs(), config(eval_freq=1), tmp_path / "coupled")
+    isolated = train(ocgin, toy_graphs(), config(eval_freq=1, test_rng="isolated"), tmp_path / "isolated")
+    first, second = weights(coupled.detector), weights(isolated.detector)
+    assert any(not torch.equal(first[k], second[k]) for k in first)
+    no_holdout = RunGraphs(train=toy_graphs().train, test=toy_graphs().test, holdout=[])
+    without = train(ocgin, no_holdout, config(eval_freq=1), tmp_path / "without")
+    assert_same_weights(first, weights(without.detector))
+
+
+def test_unknown_test_rng_is_rejected() -> None:
+    with pytest.raises(ValueError, match="test_rng"):
+        config(test_rng="shared")
 
 
 def test_scores_are_keyed_by_graph_id_under_shuffling(tmp_path: Path) -> None:
@@ -193,6 +211,20 @@ def test_checkpoint_loads_with_weights_only(tmp_path: Path) -> None:
     assert content["epoch"] == 2 and set(content["rng"]) >= {"python", "numpy", "torch", "loader"}
 
 
+class BatchDependentOCGIN(OCGIN):
+    """OCGIN declaring its scores batch-dependent; remembers batch sizes."""
+
+    batch_independent_scores = False
+
+    def __init__(self) -> None:
+        super().__init__(2, OCGINConfig(hidden_dim=8, num_layer=2))
+        self.scored_batches: list[int] = []
+
+    def score(self, batch: Batch) -> torch.Tensor:
+        self.scored_batches.append(batch.num_graphs)
+        return super().score(batch)
+
+
 class WholeBatchOCGIN(OCGIN):
     """OCGIN (GraphNorm: per-graph statistics) declaring its scores batch-independent; remembers batch sizes."""
 
@@ -211,7 +243,8 @@ def test_batch_independent_detectors_score_in_large_batches(tmp_path: Path) -> N
     """batch_size_test 1 (GLocalKD's UB-GOLD setting) scores one graph at a time, unless the detector's scores
     do not depend on the batch: then whole parts at once, with the same scores."""
     large = train(WholeBatchOCGIN, toy_graphs(), config(batch_size_test=1), tmp_path / "large")
-    train(ocgin, toy_graphs(), config(batch_size_test=1), tmp_path / "single")
+    single = train(BatchDependentOCGIN, toy_graphs(), config(batch_size_test=1), tmp_path / "single")
+    assert set(single.detector.scored_batches) == {1}
     assert set(large.detector.scored_batches) == {8, 3}  # 8 test graphs, 3 held-out normals
     for a, b in zip(read_records(tmp_path / "large" / RECORDS), read_records(tmp_path / "single" / RECORDS)):
         x, y = np.load(tmp_path / "large" / a["test_scores"]), np.load(tmp_path / "single" / b["test_scores"])

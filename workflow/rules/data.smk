@@ -18,6 +18,18 @@ checkpoint fetch_dataset:
         RUN
 
 
+rule fetch_code:
+    output:
+        source="data/code/{code}/SOURCE.json",
+    params:
+        entry="graphaudit.data.tasks:fetch_code",
+        data=FETCH_PARAMS,
+    log:
+        "logs/data/fetch_code_{code}.log",
+    script:
+        RUN
+
+
 rule process_dataset:
     input:
         source="data/raw/{dataset}/SOURCE.json",

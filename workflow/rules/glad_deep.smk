@@ -1,11 +1,20 @@
 # glad study, part 2: deep detectors recorded at every evaluation point, the selection replay and its statistics.
+from graphaudit.data.code import code_available, get_code_spec
+from graphaudit.data.fetch import FetchOptions
+from graphaudit.glad.deep import UBGOLD_CODE, backend_of, load_catalogue
 
 DEEP = GLAD.get("deep", {})
 DEEP_DETECTORS = list(DEEP.get("detectors", []))
 DEEP_DATASETS = list(DEEP.get("datasets", []))
 DEEP_SETTINGS = list(DEEP.get("settings", ["tuned", "default"]))
 DEEP_FOLDS = DEEP.get("folds") or list(range(GLAD["protocol"]["folds"]))
-RECORDS = "results/glad/records/{detector}/{dataset}/{setting}/fold{fold}"
+RECORDS = "results/glad/records/{backend}/{detector}/{dataset}/{setting}/fold{fold}"
+UBGOLD_SOURCE = f"data/code/{UBGOLD_CODE}/SOURCE.json"
+DEEP_BACKEND = {d: backend_of(load_catalogue(DEEP.get("catalogue", "config/glad/detectors.yaml")), d,
+                              DEEP.get("backend", "auto"),
+                              code_available(get_code_spec(UBGOLD_CODE), Path("data/code"),
+                                             FetchOptions.from_config(config["data"])))
+                for d in DEEP_DETECTORS}
 
 
 def deep_params(*keys):
@@ -14,8 +23,13 @@ def deep_params(*keys):
 
 
 def deep_runs(wildcards):
-    return expand(f"{RECORDS}/run.json", detector=wildcards.detector, dataset=wildcards.dataset,
-                  setting=DEEP_SETTINGS, fold=DEEP_FOLDS)
+    return expand(f"{RECORDS}/run.json", backend=DEEP_BACKEND[wildcards.detector], detector=wildcards.detector,
+                  dataset=wildcards.dataset, setting=DEEP_SETTINGS, fold=DEEP_FOLDS)
+
+
+def backend_code(wildcards):
+    """UB-GOLD's verified tree, for runs of the ubgold backend only."""
+    return {"code": UBGOLD_SOURCE} if wildcards.backend == "ubgold" else {}
 
 
 def deep_replays(name):
@@ -25,6 +39,7 @@ def deep_replays(name):
 
 rule glad_train:
     input:
+        unpack(backend_code),
         graphsets=glad_graphsets,
         folds="results/glad/folds/{dataset}.json",
         catalogue=DEEP.get("catalogue", "config/glad/detectors.yaml"),
@@ -33,18 +48,19 @@ rule glad_train:
     wildcard_constraints:
         setting="tuned|default",
         fold=r"\d+",
+        backend="ubgold|own",
     params:
         entry="graphaudit.glad.deep_tasks:train_run",
-        deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads"),
+        deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads", "test_rng"),
         constant_features=GLAD["constant_features"],
     threads: DEEP.get("threads", 1)
     resources:
         mem_mb=8000,
         runtime=600,
     log:
-        "logs/glad/train/{detector}_{dataset}_{setting}_fold{fold}.log",
+        "logs/glad/train/{backend}/{detector}_{dataset}_{setting}_fold{fold}.log",
     benchmark:
-        "benchmarks/glad/train/{detector}_{dataset}_{setting}_fold{fold}.tsv"
+        "benchmarks/glad/train/{backend}/{detector}_{dataset}_{setting}_fold{fold}.tsv"
     script:
         RUN
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.atomic import write_json
+from graphaudit.data.code import get_code_spec, obtain_code
 from graphaudit.data.errors import DataUnavailableError
 from graphaudit.data.fetch import FetchOptions, load_verified, obtain, unavailable_record
 from graphaudit.data.registry import get_spec
@@ -40,6 +41,16 @@ def fetch_dataset(ctx: RuleContext) -> None:
         return
     log.info("%s: %d graphs, %d nodes, %d edges from %s", spec.name, graphs.num_graphs, graphs.num_nodes,
              graphs.num_edges, record["source"])
+
+
+def fetch_code(ctx: RuleContext) -> None:
+    """Obtain and verify the code base ``wildcards.code`` into ``data/code/<name>/`` (its SOURCE.json is the
+    output: the code root is read off that path). Unavailable code always stops the run: a backend that
+    needs it was chosen explicitly, or ``auto`` saw it in the mirror."""
+    spec = get_code_spec(ctx.wildcards["code"])
+    tree = obtain_code(spec, Path(ctx.output["source"]).parent.parent, FetchOptions.from_config(ctx.params["data"]))
+    log.info("%s: %d files verified at %s (%s@%s)", spec.name, len(spec.expected()), tree, spec.repository,
+             spec.commit)
 
 
 def is_available(source_json: str | Path) -> bool:

@@ -24,6 +24,8 @@ from graphaudit.glad.protocol import Fold
 from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig
 
 SETTINGS = ("tuned", "default")
+BACKENDS = ("auto", "ubgold", "own")
+UBGOLD_CODE = "UB-GOLD-c940457"
 FAMILIES = ("end_to_end", "two_stage")
 _TRAIN_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainConfig))
 _BATCH_FIELDS = ("batch_size", "batch_size_test")
@@ -93,18 +95,37 @@ def run_settings(catalogue: Mapping[str, Any], detector: str, dataset: str, sett
 
 
 def train_config(settings: RunSettings, seed: int, device: str, max_epochs: int | None = None,
-                 checkpoint_every_s: float = 300.0) -> TrainConfig:
+                 checkpoint_every_s: float = 300.0, test_rng: str = "coupled") -> TrainConfig:
     """The run's TrainConfig; ``max_epochs`` caps the budget (shortened quick and CI scales)."""
     train = dict(settings.train)
     if max_epochs is not None:
         train["num_epoch"] = min(int(train["num_epoch"]), int(max_epochs))
-    return TrainConfig(**train, seed=seed, device=device, checkpoint_every_s=checkpoint_every_s)
+    return TrainConfig(**train, seed=seed, device=device, checkpoint_every_s=checkpoint_every_s, test_rng=test_rng)
 
 
-def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim: int):
-    """A zero-argument constructor of the run's detector (the trainer calls it after seeding)."""
+def backend_of(catalogue: Mapping[str, Any], detector: str, backend: str, ubgold_available: bool) -> str:
+    """The backend a detector runs with: ``own``, or ``ubgold`` (UB-GOLD's module through its adapter).
+
+    ``auto`` takes ``ubgold`` when the detector has an adapter and UB-GOLD's tree can be had offline
+    (``ubgold_available``), else ``own``; an explicit ``ubgold`` for a detector without an adapter is an error.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"glad.deep.backend must be one of {BACKENDS}, got {backend!r}")
+    has_adapter = "ubgold" in _entry(catalogue, detector)
+    if backend == "ubgold" and not has_adapter:
+        adapted = sorted(name for name, entry in catalogue["detectors"].items() if "ubgold" in entry)
+        raise ValueError(f"glad.deep.backend is ubgold, but {detector} has no UB-GOLD adapter yet (those with one: "
+                         f"{adapted}); use backend auto or own")
+    if backend == "auto":
+        return "ubgold" if has_adapter and ubgold_available else "own"
+    return backend
+
+
+def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim: int, backend: str = "own"):
+    """A zero-argument constructor of the run's detector (the trainer calls it after seeding); with backend
+    ``ubgold`` the adapter class (its tree must be active: ``graphaudit.nn.ubgold.detectors.prepare``)."""
     entry = _entry(catalogue, settings.detector)
-    model, config_class = _import(entry["model"]), _import(entry["config"])
+    model, config_class = _import(entry["ubgold" if backend == "ubgold" else "model"]), _import(entry["config"])
     known = {f.name for f in dataclasses.fields(config_class)}
     unknown = sorted(set(settings.options) - known)
     if unknown:

@@ -22,7 +22,8 @@ from graphaudit.glad.deep import detector_builder, load_catalogue, run_graphs, r
 from graphaudit.glad.protocol import read_folds
 from graphaudit.glad.tables import kernel_settings
 from graphaudit.glad.tasks import rule_graphs
-from graphaudit.nn.trainer import RECORDS, load_trajectory, train
+from graphaudit.nn.trainer import RECORDS, load_trajectory, resolve_device, train
+from graphaudit.nn.ubgold.detectors import prepare
 from graphaudit.report.tables import read_tables, write_table
 from graphaudit.selection import Trajectory
 
@@ -40,21 +41,35 @@ def train_run(ctx: RuleContext) -> None:
     graphs = rule_graphs(ctx)[0]
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
     run_data, width = run_graphs(graphs, colours, fold)
-    config = train_config(settings, fold.seed, deep["device"], deep["max_epochs"], deep["checkpoint_every_s"])
+    config = train_config(settings, fold.seed, deep["device"], deep["max_epochs"], deep["checkpoint_every_s"],
+                          deep["test_rng"])
     torch.set_num_threads(int(deep["threads"]))
     run_dir = Path(ctx.output["run"]).parent
-    log.info("%s %s %s fold %d: %d fit, %d test, %d hold-out graphs; %s; %s", detector, dataset, setting, fold.fold,
-             len(run_data.train), len(run_data.test), len(run_data.holdout), settings.source, config)
-    result = train(detector_builder(catalogue, settings, width), run_data, config, run_dir)
+    backend = ctx.wildcards["backend"]
+    code = _activate_backend(ctx, backend, config.device)
+    log.info("%s (%s) %s %s fold %d: %d fit, %d test, %d hold-out graphs; %s; %s", detector, backend, dataset, setting,
+             fold.fold, len(run_data.train), len(run_data.test), len(run_data.holdout), settings.source, config)
+    result = train(detector_builder(catalogue, settings, width, backend), run_data, config, run_dir)
     records = read_records(run_dir / RECORDS)
     write_json(ctx.output["run"], {
-        "detector": detector, "dataset": dataset, "setting": setting, "fold": fold.fold, "family": settings.family,
+        "detector": detector, "backend": backend, "code": code, "dataset": dataset, "setting": setting,
+        "fold": fold.fold, "family": settings.family,
         "settings_source": settings.source, "train": dataclasses.asdict(config), "options": settings.options,
         "completed": result.completed, "epochs": result.epoch, "evaluations": len(records), "device": result.device,
         "wall_s": records[-1]["wall_s"] if records else 0.0,
         "peak_rss_mb": max((r["peak_rss_mb"] for r in records), default=0.0),
         "nonfinite_points": sum(1 for r in records if r["nonfinite_test"] or r["nonfinite_holdout"]),
         "config_hash": records[-1]["config_hash"] if records else None})
+
+
+def _activate_backend(ctx: RuleContext, backend: str, device: str) -> dict | None:
+    """For ``ubgold``: activate the verified tree (input ``code``) on the run's device; its provenance."""
+    if backend != "ubgold":
+        return None
+    source = Path(ctx.input["code"])
+    prepare(source.parent, resolve_device(device))
+    record = json.loads(source.read_text(encoding="utf-8"))
+    return {key: record[key] for key in ("code", "repository", "commit", "archive_sha256")}
 
 
 def _trajectories(run_files: list[str]) -> dict[tuple[int, str], Trajectory]:

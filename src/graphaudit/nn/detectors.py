@@ -1,15 +1,15 @@
-"""OCGIN and OCGTL, re-implemented from their papers with UB-GOLD's default options (spec §3.4).
+"""OCGIN and OCGTL as UB-GOLD runs them (``GAOOD/nn/ocgin.py``, ``ocgtl.py`` at c940457), and the plain GIN
+encoder of the two-stage detectors.
 
-- OCGIN (Zhao & Akoglu 2023): a GIN encoder trained with the one-class deep SVDD objective (Ruff et al.
-  2018): the centre is the mean embedding of the training graphs under the *initial* weights, then fixed;
-  loss and score are the squared distance to it.
-- OCGTL (Qiu et al. 2022): ``num_trans`` GIN feature extractors; extractor 0 is the reference, the others
-  are learnable graph transformations. The deterministic contrastive loss pulls every transformed view
-  towards the reference and away from the other views; the score is that loss per graph.
+- OCGIN: UB-GOLD's projected GIN (:mod:`graphaudit.nn.projected_gin`) trained to pull every graph embedding
+  to a fixed centre; loss and score are the squared distance. UB-GOLD's centre is the origin (its
+  ``init_center`` is never called); the deep-SVDD centre of the OCGIN paper is the ``initial_mean`` option.
+- OCGTL: ``num_trans`` projected GINs; view 0 is the reference, shifted by a learnable centre; the loss adds
+  the transformed views' distance to the centre (the one-class term) to the transformation-learning term.
 
-Encoders follow UB-GOLD's option names: ``norm_layer`` ``gn`` (PyG ``GraphNorm``: per-graph statistics, so
-a graph's score does not depend on its batch), ``aggregation`` the readout pooling, ``bias`` the linear
-layers' bias (off by default: a one-class objective with biases can collapse to a constant embedding).
+Both are held to UB-GOLD's own modules by a parity test (same initial weights, same batches, same losses
+and scores). Option names are UB-GOLD's: ``norm_layer`` ``gn`` (per-graph statistics, so a graph's score
+does not depend on its batch), ``aggregation`` the readout pooling, ``bias`` the linear layers' bias.
 """
 
 from __future__ import annotations
@@ -23,12 +23,14 @@ from torch import nn
 from torch_geometric.data import Batch
 from torch_geometric.nn import GINConv, GraphNorm, global_add_pool, global_max_pool, global_mean_pool
 
+from graphaudit.nn.projected_gin import ProjectedGIN
 from graphaudit.nn.trainer import Detector
 
 __all__ = ["GINConfig", "GINEncoder", "OCGIN", "OCGINConfig", "OCGTL", "OCGTLConfig"]
 
 _POOLS = {"add": global_add_pool, "mean": global_mean_pool, "max": global_max_pool}
 _NORMS = ("gn", "none")
+_CENTERS = ("zeros", "initial_mean")
 
 
 @dataclass(frozen=True)
@@ -45,16 +47,18 @@ class GINConfig:
 
 @dataclass(frozen=True)
 class OCGINConfig(GINConfig):
-    """OCGIN options. ``center_eps``: centre coordinates closer to 0 than this are pushed to ±eps, as in deep
-    SVDD, so a network cannot reach the centre by zeroing its last layer."""
+    """OCGIN options. ``center``: ``zeros`` is UB-GOLD's (its ``init_center`` is never called, so the centre
+    stays at the origin); ``initial_mean`` is the deep-SVDD centre of the OCGIN paper (mean embedding of the
+    training graphs under the initial weights, coordinates closer to 0 than ``center_eps`` pushed to
+    +/-eps), a documented departure from UB-GOLD kept as an option."""
 
+    center: str = "zeros"
     center_eps: float = 0.1
 
 
 @dataclass(frozen=True)
 class OCGTLConfig(GINConfig):
-    """OCGTL options (UB-GOLD's num_trans 6). ``temperature`` of the cosine similarities is not among
-    UB-GOLD's options; 1.0 is this implementation's choice (a documented assumption, not a spec value)."""
+    """OCGTL options (UB-GOLD's num_trans 6); ``temperature`` is fixed at 1.0 in UB-GOLD (``self.temp``)."""
 
     num_trans: int = 6
     temperature: float = 1.0
@@ -95,25 +99,33 @@ class GINEncoder(nn.Module):
         return torch.cat(pooled, dim=1)
 
 
-def _encoder(in_dim: int, config: GINConfig) -> GINEncoder:
-    return GINEncoder(in_dim, config.hidden_dim, config.num_layer, config.norm_layer, config.aggregation,
-                      config.bias)
+def _projected_gin(in_dim: int, config: GINConfig) -> ProjectedGIN:
+    """UB-GOLD's ``myGIN(dim_features, hidden_dim, args)``: the projection width is ``hidden_dim`` too."""
+    return ProjectedGIN(in_dim, config.hidden_dim, config.hidden_dim, config.num_layer, config.norm_layer,
+                        config.aggregation, config.bias)
 
 
 class OCGIN(Detector):
-    """One-class GIN: squared distance of the graph embedding to a centre fixed before training."""
+    """One-class GIN: squared distance of the graph embedding to a fixed centre (UB-GOLD: the origin)."""
+
+    batch_independent_scores = True
 
     def __init__(self, in_dim: int, config: OCGINConfig | None = None) -> None:
         super().__init__()
         self.config = config or OCGINConfig()
-        self.encoder = _encoder(in_dim, self.config)
-        self.register_buffer("center", torch.zeros(self.encoder.out_dim))
+        if self.config.center not in _CENTERS:
+            raise ValueError(f"OCGIN center must be one of {_CENTERS}, got {self.config.center!r}")
+        self.net = _projected_gin(in_dim, self.config)
+        self.register_buffer("center", torch.zeros(1, self.net.out_dim))
+        self.net.reset_parameters()
 
     def setup(self, batches: Iterable[Batch]) -> None:
-        """Fix the centre at the mean initial embedding of the training graphs (deep SVDD)."""
+        """``initial_mean`` only: fix the centre at the mean initial embedding of the training graphs."""
+        if self.config.center != "initial_mean":
+            return
         total, count = torch.zeros_like(self.center), 0
         for batch in batches:
-            total += self.encoder(batch).sum(dim=0)
+            total += self.net(batch).sum(dim=0, keepdim=True)
             count += batch.num_graphs
         center = total / count
         eps = self.config.center_eps
@@ -123,36 +135,49 @@ class OCGIN(Detector):
         self.center.copy_(center)
 
     def loss(self, batch: Batch) -> torch.Tensor:
-        return ((self.encoder(batch) - self.center) ** 2).sum(dim=1)
+        return (self.net(batch) - self.center).norm(p=2, dim=-1).pow(2)
 
     def score(self, batch: Batch) -> torch.Tensor:
         return self.loss(batch)
 
 
 class OCGTL(Detector):
-    """Graph transformation learning: extractor 0 is the reference, extractors 1..K the transformations.
+    """Graph transformation learning as UB-GOLD runs it (``GAOOD/nn/ocgtl.py``).
 
-    Per graph, with cosine similarities s(a, b) / temperature as logits and z_0 the reference view:
-    loss = sum_k [ logsumexp_{l != k} s(z_k, z_l) - s(z_k, z_0) ], k = 1..K, i.e. minus the log of the
-    share of z_k's similarity mass (over every other view) that goes to the reference.
+    ``num_trans`` projected-GIN extractors give views z_0..z_K; a learnable centre c (drawn from N(0, 1)) is
+    added to the reference view z_0. Per graph, with unit-normalised views and similarities at temperature t:
+    loss = sum_{k=1..K} [ ||z_k - c|| + log sum_{l != k} exp(s(z_k, z_l) / t) - s(z_k, z_0) / t ]:
+    the one-class term (distance of each transformed view to the centre) plus the transformation-learning
+    term. The score is the same sum.
     """
+
+    batch_independent_scores = True
 
     def __init__(self, in_dim: int, config: OCGTLConfig | None = None) -> None:
         super().__init__()
         self.config = config or OCGTLConfig()
-        if self.config.num_trans < 3:
-            raise ValueError("OCGTL needs num_trans >= 3: a reference and at least two transformations to contrast")
-        self.extractors = nn.ModuleList(_encoder(in_dim, self.config) for _ in range(self.config.num_trans))
+        if self.config.num_trans < 2:
+            raise ValueError("OCGTL needs num_trans >= 2: a reference view and at least one transformation")
+        self.gins = nn.ModuleList(_projected_gin(in_dim, self.config) for _ in range(self.config.num_trans))
+        self.center = nn.Parameter(torch.empty(1, 1, self.gins[0].out_dim))
+        nn.init.normal_(self.center)
+        for gin in self.gins:
+            gin.reset_parameters()
+
+    def _views(self, batch: Batch) -> torch.Tensor:
+        z = torch.stack([gin(batch) for gin in self.gins], dim=1)  # (G, T, D)
+        return torch.cat([z[:, :1] + self.center, z[:, 1:]], dim=1)
 
     def loss(self, batch: Batch) -> torch.Tensor:
-        views = torch.stack([extract(batch) for extract in self.extractors], dim=1)  # (G, T, D)
-        views = F.normalize(views, dim=-1)
-        logits = views @ views.transpose(1, 2) / self.config.temperature  # (G, T, T)
-        transformed = logits[:, 1:, :]  # rows k = 1..K
-        self_pair = F.one_hot(torch.arange(1, self.config.num_trans, device=logits.device),
-                              self.config.num_trans).bool()
-        others = transformed.masked_fill(self_pair, float("-inf"))
-        return (torch.logsumexp(others, dim=-1) - transformed[:, :, 0]).sum(dim=1)
+        z = self._views(batch)
+        distance = (z - self.center).norm(p=2, dim=-1)  # (G, T)
+        z = F.normalize(z, p=2, dim=-1)
+        graphs, views, _ = z.shape
+        similarity = torch.exp(z @ z.transpose(1, 2) / self.config.temperature)  # (G, T, T)
+        off_diagonal = ~torch.eye(views, dtype=torch.bool, device=z.device).expand(graphs, views, views)
+        others = similarity.masked_select(off_diagonal).view(graphs, views, views - 1)[:, 1:].sum(-1)  # (G, K)
+        positive = torch.exp((z[:, 1:] * z[:, :1]).sum(-1) / self.config.temperature)
+        return (distance[:, 1:] + torch.log(others) - torch.log(positive)).sum(dim=1)
 
     def score(self, batch: Batch) -> torch.Tensor:
         return self.loss(batch)

@@ -10,9 +10,11 @@ A run lives in one folder:
   CUDA, the loaders' generator), written atomically at evaluation points and every ``checkpoint_every_s``.
 
 Calling :func:`train` again on the same folder resumes from the checkpoint; on CPU the resumed run gives
-the same records, scores and weights as an uninterrupted one. Test and hold-out scoring run inside
-:func:`preserved_rng`, so recording never changes the training trajectory (unlike UB-GOLD, whose shuffled
-test loader draws from the training RNG, spec §8.6).
+the same records, scores and weights as an uninterrupted one. Hold-out scoring always runs inside
+:func:`preserved_rng`, so recording it never changes the training trajectory. Test scoring follows
+``TrainConfig.test_rng``: ``coupled`` (UB-GOLD's harness and the paper's: the shuffled test pass draws from
+the training RNG, so evaluation shapes the trajectory as in the released code, spec 3.4 and 8.6) or
+``isolated`` (inside :func:`preserved_rng` as well: the trajectory does not depend on evaluation).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ RECORDS = "records.jsonl"
 CHECKPOINT = "checkpoint.pt"
 _CHECKPOINT_FORMAT = 2
 INDEPENDENT_SCORE_BATCH = 1024
+TEST_RNG = ("coupled", "isolated")
 
 
 class Detector(torch.nn.Module, ABC):
@@ -89,6 +92,7 @@ class TrainConfig:
     ``shuffle_train`` false builds the training batches once and never reshuffles them (GLocalKD, U18).
     ``lr_step_size`` set: the learning rate is multiplied by ``lr_gamma`` every ``lr_step_size`` training
     *batches* (GLocalKD's ``StepLR(50, 0.5)`` stepped per batch, U18).
+    ``test_rng``: ``coupled`` (UB-GOLD: test passes draw from the training RNG) or ``isolated``.
     """
 
     num_epoch: int = 400
@@ -103,9 +107,12 @@ class TrainConfig:
     shuffle_train: bool = True
     lr_step_size: int | None = None
     lr_gamma: float = 0.5
+    test_rng: str = "coupled"
     checkpoint_every_s: float = 300.0
 
     def __post_init__(self) -> None:
+        if self.test_rng not in TEST_RNG:
+            raise ValueError(f"TrainConfig.test_rng must be one of {TEST_RNG}, got {self.test_rng!r}")
         for name in ("num_epoch", "eval_freq", "batch_size", "batch_size_test", "lr_step_size"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig.{name} must be at least 1, got {getattr(self, name)}")
@@ -169,7 +176,8 @@ def config_hash(detector: Detector, graphs: RunGraphs, config: TrainConfig) -> s
     """SHA-256 (16 hex digits) of everything that defines the trajectory: detector class and config,
     training settings (not the device or checkpoint interval) and the graph ids of every part."""
     settings = {k: v for k, v in asdict(config).items() if k not in ("device", "checkpoint_every_s")}
-    content = {"detector": type(detector).__name__, "detector_config": asdict(detector.config),
+    content = {"detector": f"{type(detector).__module__}:{type(detector).__name__}",  # the backend shows
+               "detector_config": asdict(detector.config),
                "train": settings, "graphs": graphs.ids()}
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
@@ -379,8 +387,9 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
                     else fixed_batches(graphs.train, config.batch_size))
     score_batch = (max(config.batch_size_test, INDEPENDENT_SCORE_BATCH) if detector.batch_independent_scores
                    else config.batch_size_test)
+    # the hold-out pass is always isolated, so its order is immaterial: it is never shuffled (and may be empty)
     eval_loaders = {"test": loader(graphs.test, score_batch, config.shuffle_test),
-                    "holdout": loader(graphs.holdout, score_batch, config.shuffle_test)}
+                    "holdout": loader(graphs.holdout, score_batch, False)}
     context = {"seed": config.seed, "config_hash": run_hash, "versions": environment_versions(),
                "device": str(device), "detector": type(detector).__name__}
     last_save = time.monotonic()
@@ -392,8 +401,7 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
         train_loss = _train_epoch(detector, optimisation, train_loader, device)
         evaluate = epoch % config.eval_freq == 0
         if evaluate:
-            with preserved_rng(generator):
-                scores = {part: score_graphs(detector, ld, device) for part, ld in eval_loaders.items()}
+            scores = _score_parts(detector, eval_loaders, device, generator, config.test_rng)
         wall_s += time.monotonic() - began
         if evaluate:
             _record(run_dir, epoch, train_loss, scores, {**context, "wall_s": wall_s})
@@ -405,6 +413,17 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
             last_save = time.monotonic()
     return TrainResult(detector=detector, epoch=epoch, completed=epoch >= config.num_epoch, device=str(device),
                        run_dir=run_dir)
+
+
+def _score_parts(detector: Detector, loaders: dict[str, DataLoader], device: torch.device,
+                 generator: torch.Generator, test_rng: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Test scores (drawing from the training RNG when ``coupled``), then hold-out scores, always isolated."""
+    scoring = preserved_rng(generator) if test_rng == "isolated" else contextlib.nullcontext()
+    with scoring:
+        scores = {"test": score_graphs(detector, loaders["test"], device)}
+    with preserved_rng(generator):
+        scores["holdout"] = score_graphs(detector, loaders["holdout"], device)
+    return scores
 
 
 def fixed_batches(graphs: Sequence[Data], batch_size: int) -> list[Batch]:

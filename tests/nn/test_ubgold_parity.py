@@ -1,0 +1,113 @@
+"""The own OCGIN and OCGTL against UB-GOLD's own modules (backend ubgold): same initial weights, same batches,
+same losses and per-graph scores over three epochs. Needs the data mirror (UB-GOLD's archive)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from graphaudit.common.records import read_records
+from graphaudit.data.code import get_code_spec, obtain_code
+from graphaudit.data.errors import ChecksumMismatchError
+from graphaudit.data.fetch import FetchOptions
+from graphaudit.nn import OCGIN, OCGTL, OCGINConfig, OCGTLConfig, RunGraphs, TrainConfig, train
+from graphaudit.nn.trainer import RECORDS
+from graphaudit.nn.ubgold import detectors as ubgold
+from graphaudit.nn.ubgold import loader
+from nn_toys import CLIQUE_ID, clique, ring
+
+PAIRS = {
+    "OCGIN": (OCGIN, ubgold.OCGIN, OCGINConfig(hidden_dim=8, num_layer=3)),
+    "OCGTL": (OCGTL, ubgold.OCGTL, OCGTLConfig(hidden_dim=8, num_layer=3, num_trans=4)),
+}
+
+
+@pytest.fixture(scope="session")
+def ubgold_tree(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    spec = get_code_spec("UB-GOLD-c940457")
+    return obtain_code(spec, tmp_path_factory.mktemp("code"), FetchOptions(mirror=str(mirror), allow_download=False))
+
+
+@pytest.fixture
+def active(ubgold_tree: Path) -> Path:
+    ubgold.prepare(ubgold_tree, "cpu")
+    return ubgold_tree
+
+
+def toy_graphs() -> RunGraphs:
+    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(20)],
+                     test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
+                     holdout=[ring(200 + i, 6) for i in range(3)])
+
+
+def parameters(detector: torch.nn.Module) -> list[torch.Tensor]:
+    return [p.detach().clone() for p in detector.parameters()]
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_same_seed_gives_the_same_initial_weights(active: Path, name: str) -> None:
+    own_class, ubgold_class, config = PAIRS[name]
+    torch.manual_seed(11)
+    own = own_class(2, config)
+    torch.manual_seed(11)
+    theirs = ubgold_class(2, config)
+    mine, other = parameters(own), parameters(theirs)
+    assert len(mine) == len(other) > 0
+    for a, b in zip(mine, other):
+        assert torch.equal(a, b)
+    torch.manual_seed(11)  # and both consumed the same draws
+
+    own_class(2, config)
+    after_own = torch.randn(4)
+    torch.manual_seed(11)
+    ubgold_class(2, config)
+    assert torch.equal(after_own, torch.randn(4))
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_own_and_ubgold_train_alike_for_three_epochs(active: Path, tmp_path: Path, name: str) -> None:
+    own_class, ubgold_class, config = PAIRS[name]
+    settings = TrainConfig(num_epoch=3, eval_freq=1, batch_size=6, batch_size_test=4, lr=1e-2, seed=3407,
+                           device="cpu", test_rng="coupled")
+    train(lambda: own_class(2, config), toy_graphs(), settings, tmp_path / "own")
+    train(lambda: ubgold_class(2, config), toy_graphs(), settings, tmp_path / "ubgold")
+    own_records, ubgold_records = read_records(tmp_path / "own" / RECORDS), read_records(tmp_path / "ubgold" / RECORDS)
+    assert [r["epoch"] for r in own_records] == [r["epoch"] for r in ubgold_records] == [1, 2, 3]
+    np.testing.assert_allclose([r["train_loss"] for r in own_records], [r["train_loss"] for r in ubgold_records],
+                               rtol=1e-5)
+    for mine, theirs in zip(own_records, ubgold_records):
+        for part in ("test_scores", "holdout_scores"):
+            a, b = np.load(tmp_path / "own" / mine[part]), np.load(tmp_path / "ubgold" / theirs[part])
+            assert np.array_equal(a["item_id"], b["item_id"])
+            np.testing.assert_allclose(a["score"], b["score"], rtol=1e-5)
+
+
+def test_device_calls_are_rewritten_and_counted(active: Path) -> None:
+    ubgold.OCGIN(2, OCGINConfig(hidden_dim=4, num_layer=2))
+    counts = loader.rewrite_counts()
+    assert counts["GAOOD.nn.ocgin"] == 2  # .to('cuda') of the centre and of init_center's batches
+    assert counts["GAOOD.nn.encoder"] == 0
+
+
+def test_ubgold_options_outside_its_code_are_refused(active: Path) -> None:
+    with pytest.raises(ValueError, match="origin"):
+        ubgold.OCGIN(2, OCGINConfig(center="initial_mean"))
+    with pytest.raises(ValueError, match="temperature"):
+        ubgold.OCGTL(2, OCGTLConfig(temperature=0.5))
+
+
+def test_a_file_edited_after_verification_is_not_imported(ubgold_tree: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "tree"
+    shutil.copytree(ubgold_tree, copy)
+    metric = copy / "GAOOD" / "metric" / "metric.py"
+    metric.write_text(metric.read_text() + "\n# edited\n")
+    loader.activate(copy)
+    try:
+        with pytest.raises(ChecksumMismatchError, match="metric.py"):
+            loader.import_module("metric.metric")
+    finally:
+        loader.activate(ubgold_tree)
