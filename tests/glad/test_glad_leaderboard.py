@@ -42,7 +42,20 @@ def analysis(drop: tuple[str, str] | None = None):
 def test_fold_means_average_the_folds() -> None:
     means = fold_means(protocol_frame())
     row = means[(means["detector"] == "A") & (means["dataset"] == "COX2") & (means["protocol"] == "last")].iloc[0]
-    assert (row["auroc"], row["auprc"], row["n_folds"]) == (64.0, 32.0, 2)
+    assert (row["auroc"], row["auprc"], row["n_folds"], row["n_nonfinite"]) == (64.0, 32.0, 2, 0)
+
+
+def test_nonfinite_folds_are_counted_and_carried_by_every_table() -> None:
+    """A diverged fold (NaN AUROC) leaves the mean of the finite folds and is counted, never hidden."""
+    frame = protocol_frame()
+    diverged = (frame["detector"] == "A") & (frame["dataset"] == "COX2") & (frame["protocol"] == "last")
+    frame.loc[diverged & (frame["fold"] == 1), "auroc"] = np.nan
+    means = fold_means(frame).set_index(["detector", "dataset", "protocol"])
+    assert means.loc[("A", "COX2", "last"), "auroc"] == 63.0
+    assert means.loc[("A", "COX2", "last"), "n_nonfinite"] == 1
+    result = build_analysis(frame, n_resamples=100, seed=7)
+    assert result.nonfinite_folds == 1
+    assert set(leakage_table(result)["nonfinite_folds"]) == {1}
 
 
 def test_analysis_datasets_are_the_ub9_ones_in_ub9_order() -> None:
@@ -104,11 +117,12 @@ def test_table30_puts_both_references_side_by_side() -> None:
 
 def test_perm_null_averages_folds_then_datasets_then_detectors() -> None:
     nulls = pd.DataFrame([{"detector": d, "dataset": ds, "fold": f, "n_permutations": 100,
-                           "null_gain": g, "observed_gain": 2 * g}
+                           "null_gain": g, "observed_gain": 2 * g, "observed_unrestricted_gain": 3 * g}
                           for d, g in (("A", 1.0), ("B", 3.0), ("C", 2.0)) for ds in DATASETS for f in (0, 1)])
     table = perm_null_table(nulls, analysis()).set_index("detector")
     assert table.loc["pooled", "null_gain"] == pytest.approx(2.0)
     assert table.loc["pooled", "ratio"] == pytest.approx(0.5)
+    assert table.loc["pooled", "observed_unrestricted_gain"] == pytest.approx(6.0)
 
 
 def test_size_matched_keeps_datasets_with_enough_matches() -> None:

@@ -74,10 +74,23 @@ def test_two_stage_oracle_has_no_patience() -> None:
     assert two_stage["oracle_ub"]["auroc"] == 100.0
 
 
-def test_null_row_reports_best_minus_last() -> None:
-    row = null_row("OCGIN", "BZR", FoldRuns(FOLD, {"tuned": TUNED}), np.random.default_rng(0), 50)
-    assert row["observed_gain"] == pytest.approx(25.0)  # best 100, last 75
+def test_null_row_reports_oracle_minus_last() -> None:
+    row = null_row("OCGIN", "BZR", "end_to_end", FoldRuns(FOLD, {"tuned": TUNED}), np.random.default_rng(0), 50)
+    assert row["observed_gain"] == pytest.approx(25.0)  # oracle 100, last 75
+    assert row["observed_unrestricted_gain"] == pytest.approx(25.0)
     assert row["n_permutations"] == 50 and row["null_gain"] >= 0.0
+
+
+def test_null_row_compares_with_the_patient_oracle_not_the_unrestricted_best() -> None:
+    """UB-GOLD's rule stops 30 evaluations after its first maximum (62.5): Oracle - Last is 62.5 - 100,
+    while the unrestricted best minus last is 0."""
+    rows = [[3, 1, 1, 2]] + [[1, 1, 1, 1]] * 31 + [[4, 1, 3, 2]]
+    fold_runs = FoldRuns(FOLD, {"tuned": run(rows, holdout_means=[1.0] * len(rows))})
+    end_to_end = null_row("X", "BZR", "end_to_end", fold_runs, np.random.default_rng(0), 10)
+    two_stage = null_row("X", "BZR", "two_stage", fold_runs, np.random.default_rng(0), 10)
+    assert end_to_end["observed_gain"] == pytest.approx(-37.5)
+    assert end_to_end["observed_unrestricted_gain"] == pytest.approx(0.0)
+    assert two_stage["observed_gain"] == pytest.approx(0.0)
 
 
 def brute_force_cost(cost: np.ndarray) -> float:

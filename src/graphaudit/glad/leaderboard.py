@@ -65,15 +65,26 @@ class Analysis:
                 out[i, j] = table.loc[(det, ds)].to_numpy()
         return out
 
+    @property
+    def nonfinite_folds(self) -> int:
+        """Folds of the analysed detectors and datasets whose AUROC is not finite, over every protocol."""
+        return int(self.means["n_nonfinite"].sum())
+
     def context(self) -> dict[str, object]:
-        return {"scope": self.scope, "n_datasets": len(self.datasets), "datasets": ";".join(self.datasets)}
+        return {"scope": self.scope, "n_datasets": len(self.datasets), "datasets": ";".join(self.datasets),
+                "nonfinite_folds": self.nonfinite_folds}
 
 
 def fold_means(protocols: pd.DataFrame) -> pd.DataFrame:
-    """leaderboard.csv: fold-mean AUROC, AUPRC and FPR95 per detector, dataset and protocol."""
-    grouped = protocols.groupby(["detector", "dataset", "protocol"], as_index=False, sort=False)
+    """leaderboard.csv: fold-mean AUROC, AUPRC and FPR95 per detector, dataset and protocol.
+
+    Means are over the folds with a finite AUROC; ``n_nonfinite`` counts the others (a diverged run, a
+    NaN score), and every table built from these means carries the total as ``nonfinite_folds``, so a
+    fold that dropped out is shown, never silently averaged away."""
+    finite = protocols.assign(n_nonfinite=~np.isfinite(protocols["auroc"].to_numpy(dtype=np.float64)))
+    grouped = finite.groupby(["detector", "dataset", "protocol"], as_index=False, sort=False)
     return grouped.agg(auroc=("auroc", "mean"), auprc=("auprc", "mean"), fpr95=("fpr95", "mean"),
-                       n_folds=("fold", "nunique"))
+                       n_folds=("fold", "nunique"), n_nonfinite=("n_nonfinite", "sum"))
 
 
 def analysis_datasets(datasets: Sequence[str]) -> list[str]:
@@ -203,14 +214,16 @@ def significance_table(friedman_rows: pd.DataFrame, pairwise: pd.DataFrame) -> p
 
 
 def perm_null_table(nulls: pd.DataFrame, analysis: Analysis) -> pd.DataFrame:
-    """perm_null.csv: selection on noise (best minus last with permuted labels) against the observed best
-    minus last, fold means, then dataset means per detector, then pooled; ratio = null / observed."""
+    """perm_null.csv: selection on noise (unrestricted best minus last with permuted labels) against the
+    observed Oracle (UB-GOLD rule) minus Last (spec 4.7), fold means, then dataset means per detector, then
+    pooled; ratio = null / observed."""
     if nulls.empty or not analysis.detectors:
         return pd.DataFrame(columns=["detector", "null_gain", "observed_gain", "ratio"])
     kept = nulls[nulls["detector"].isin(analysis.detectors) & nulls["dataset"].isin(analysis.datasets)]
-    per_dataset = kept.groupby(["detector", "dataset"], as_index=False)[["null_gain", "observed_gain"]].mean()
-    per_detector = per_dataset.groupby("detector", as_index=False)[["null_gain", "observed_gain"]].mean()
-    pooled = per_detector[["null_gain", "observed_gain"]].mean().to_frame().T.assign(detector="pooled")
+    columns = ["null_gain", "observed_gain", "observed_unrestricted_gain"]
+    per_dataset = kept.groupby(["detector", "dataset"], as_index=False)[columns].mean()
+    per_detector = per_dataset.groupby("detector", as_index=False)[columns].mean()
+    pooled = per_detector[columns].mean().to_frame().T.assign(detector="pooled")
     table = pd.concat([per_detector, pooled], ignore_index=True)
     table["ratio"] = table["null_gain"] / table["observed_gain"]
     table["n_permutations"] = int(nulls["n_permutations"].max())

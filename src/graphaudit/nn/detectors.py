@@ -169,15 +169,19 @@ class OCGTL(Detector):
         return torch.cat([z[:, :1] + self.center, z[:, 1:]], dim=1)
 
     def loss(self, batch: Batch) -> torch.Tensor:
+        # operations in UB-GOLD's order: autograd sums the gradient contributions of a tensor in the order its
+        # uses were created, so another order gives the same values but runs that drift apart in the last bits
         z = self._views(batch)
         distance = (z - self.center).norm(p=2, dim=-1)  # (G, T)
         z = F.normalize(z, p=2, dim=-1)
+        reference, transformed = z[:, 0], z[:, 1:]
         graphs, views, _ = z.shape
-        similarity = torch.exp(z @ z.transpose(1, 2) / self.config.temperature)  # (G, T, T)
+        t = self.config.temperature
+        similarity = torch.exp(torch.matmul(z, z.permute(0, 2, 1) / t))  # (G, T, T)
         off_diagonal = ~torch.eye(views, dtype=torch.bool, device=z.device).expand(graphs, views, views)
         others = similarity.masked_select(off_diagonal).view(graphs, views, views - 1)[:, 1:].sum(-1)  # (G, K)
-        positive = torch.exp((z[:, 1:] * z[:, :1]).sum(-1) / self.config.temperature)
-        return (distance[:, 1:] + torch.log(others) - torch.log(positive)).sum(dim=1)
+        positive = torch.exp(torch.sum(transformed * reference.unsqueeze(1), -1) / t)
+        return (distance[:, 1:] + (torch.log(others) - torch.log(positive))).sum(dim=1)
 
     def score(self, batch: Batch) -> torch.Tensor:
         return self.loss(batch)

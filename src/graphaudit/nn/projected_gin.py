@@ -37,11 +37,13 @@ class BatchGraphNorm(nn.Module):
         self.scale = nn.Parameter(torch.ones(dim))
 
     def forward(self, x: torch.Tensor, batch: Batch) -> torch.Tensor:
-        graphs = int(batch.batch.max()) + 1
-        mean = scatter(x, batch.batch, dim=0, dim_size=graphs, reduce="mean")[batch.batch]
+        # statistics spread back with repeat_interleave, as UB-GOLD does: indexing would give the same values
+        # but sum the gradients in another order, and runs would drift apart in the last bits
+        graphs, sizes = int(batch.batch.max()) + 1, batch.ptr[1:] - batch.ptr[:-1]
+        mean = scatter(x, batch.batch, dim=0, dim_size=graphs, reduce="mean").repeat_interleave(sizes, 0)
         centred = x - mean * self.scale
-        var = scatter(centred.pow(2), batch.batch, dim=0, dim_size=graphs, reduce="mean")[batch.batch]
-        return self.weight * centred / torch.sqrt(var + 1e-8) + self.bias
+        var = scatter(centred.pow(2), batch.batch, dim=0, dim_size=graphs, reduce="mean")
+        return self.weight * centred / torch.sqrt(var + 1e-8).repeat_interleave(sizes, 0) + self.bias
 
     def reset_parameters(self) -> None:
         nn.init.ones_(self.weight)
