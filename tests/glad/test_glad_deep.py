@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from graphaudit.data.graphset import from_edge_list
-from graphaudit.glad.deep import (backend_of, detector_builder, detector_graphs, node_features, run_graphs, run_settings,
-                                 train_config)
+from graphaudit.glad.deep import (backend_of, detector_builder, detector_graphs, node_features, run_facts, run_graphs,
+                                 run_settings, train_config)
 from graphaudit.glad.protocol import Fold
 from graphaudit.nn import OCGIN
 
@@ -77,10 +77,21 @@ def test_train_config_carries_the_test_rng() -> None:
     settings = run_settings(CATALOGUE, "OCGIN", "BZR", "tuned")
     assert train_config(settings, 1, "cpu").test_rng == "coupled"
     assert train_config(settings, 1, "cpu", test_rng="isolated").test_rng == "isolated"
+    glocalkd = run_settings(CATALOGUE, "GLocalKD", "BZR", "tuned")  # its test batches are built once
+    assert train_config(glocalkd, 1, "cpu", test_rng="coupled").test_rng == "isolated"
+
+
+def test_run_facts_fill_the_padding_of_glocalkd_only() -> None:
+    facts = run_facts(toy_set())
+    assert facts == {"max_nodes_num": 3}
+    glocalkd = detector_builder(CATALOGUE, run_settings(CATALOGUE, "GLocalKD", "BZR", "tuned"), 3, facts=facts)()
+    assert glocalkd.config.max_nodes_num == 3
+    ocgin = detector_builder(CATALOGUE, run_settings(CATALOGUE, "OCGIN", "BZR", "tuned"), 3, facts=facts)()
+    assert not hasattr(ocgin.config, "max_nodes_num")
 
 
 @pytest.mark.parametrize("backend, available, expected", [
-    ("auto", True, {"OCGIN": "ubgold", "OCGTL": "ubgold", "SIGNET": "own"}),
+    ("auto", True, {"OCGIN": "ubgold", "OCGTL": "ubgold", "GLocalKD": "ubgold", "SIGNET": "own"}),
     ("auto", False, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
     ("own", True, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
     ("ubgold", False, {"OCGIN": "ubgold", "OCGTL": "ubgold"}),

@@ -1,6 +1,6 @@
-"""GLocalKD: the encoder against the dense formula, the distillation error, the original's gradient
-(loss-scaled, clipped), a frozen target, UB-GOLD's training settings through the trainer, batch-independent
-scores and single-node graphs."""
+"""GLocalKD as UB-GOLD runs it: dense padded blocks, the encoder against a loop-by-loop formula, the
+distillation error over padded positions, the original's gradient (loss-scaled, clipped), a frozen target,
+UB-GOLD's training settings through the trainer, batch-dependent scores and single-node graphs."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from torch_geometric.data import Batch, Data
 
 from graphaudit.common.records import read_records
 from graphaudit.nn import RunGraphs, TrainConfig, train
-from graphaudit.nn.glocalkd import GLOCALKD_TRAINING, GLocalKD, GLocalKDConfig, GraphConvEncoder
+from graphaudit.nn.glocalkd import GLOCALKD_TRAINING, GLocalKD, GLocalKDConfig, GraphConvEncoder, dense_blocks
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
 from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, assert_same_runs, clique, ring
 
@@ -54,24 +54,43 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[GLocalKD, Path]:
     return result.detector, run_dir
 
 
-def dense_reference(encoder: GraphConvEncoder, graph: Data) -> tuple[torch.Tensor, torch.Tensor]:
-    """The paper's dense formula: H' = normalize((A + I) H W + b), ReLU and row standardisation between
-    layers, max over nodes."""
-    n = graph.num_nodes
-    adj = torch.zeros(n, n)
-    adj[graph.edge_index[1], graph.edge_index[0]] = 1.0
-    h = graph.x
+def loop_reference(encoder: GraphConvEncoder, graphs: list[Data], size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """UB-GOLD's formula written out: every graph padded to ``size`` rows, H' = normalize((A H + H) W + b),
+    then ReLU and, per node position, standardisation over the batch's graphs and features; max over rows."""
+    blocks = []
+    for graph in graphs:
+        n = graph.num_nodes
+        adj = torch.zeros(size, size)
+        adj[graph.edge_index[0], graph.edge_index[1]] = 1.0
+        h = torch.zeros(size, graph.x.shape[1])
+        h[:n] = graph.x
+        blocks.append((adj, h))
+    hs = [h for _, h in blocks]
     for layer, conv in enumerate(encoder.convs):
-        h = (adj + torch.eye(n)) @ h @ conv.weight.T + conv.bias
-        h = h / h.norm(dim=1, keepdim=True)
+        hs = [adj @ h + h for (adj, _), h in zip(blocks, hs)]
+        hs = [h @ conv.weight + conv.bias for h in hs]
+        hs = [h / h.norm(dim=1, keepdim=True).clamp_min(1e-12) for h in hs]
         if layer < len(encoder.convs) - 1:
-            h = h.clamp_min(0.0)
-            mean = h.mean(dim=1, keepdim=True)
-            h = (h - mean) / torch.sqrt(((h - mean) ** 2).mean(dim=1, keepdim=True) + 1e-5)
-    return h, h.max(dim=0).values
+            stack = torch.stack(hs).clamp_min(0.0)  # (B, N, F)
+            mean = stack.mean(dim=(0, 2), keepdim=True)
+            var = ((stack - mean) ** 2).mean(dim=(0, 2), keepdim=True)
+            hs = list((stack - mean) / torch.sqrt(var + 1e-5))
+    nodes = torch.stack(hs)
+    return nodes, nodes.max(dim=1).values
 
 
 # ---- the network ---------------------------------------------------------------------------------------
+
+def test_dense_blocks_pad_features_and_mark_each_edge_once() -> None:
+    """A doubled edge is still a 1, padded rows are zero, and a graph larger than the size is refused."""
+    graph = Data(x=torch.tensor([[1.0, 0.0], [0.0, 1.0]]), edge_index=torch.tensor([[0, 0, 1], [1, 1, 0]]))
+    x, adj = dense_blocks(Batch.from_data_list([graph, ring(1, 3)]), max_nodes_num=5)
+    assert x.shape == (2, 5, 2) and adj.shape == (2, 5, 5)
+    assert adj[0, 0, 1] == 1.0 and adj[0, 1, 0] == 1.0 and float(adj[0].sum()) == 2.0
+    assert torch.equal(x[0, 2:], torch.zeros(3, 2)) and torch.equal(x[1, 4:], torch.zeros(1, 2))
+    with pytest.raises(ValueError, match="max_nodes_num"):
+        dense_blocks(Batch.from_data_list([ring(1, 6)]), max_nodes_num=5)
+
 
 def test_encoder_hand_computed_on_a_path() -> None:
     """Path 0-1-2, one-hot features, identity weights, no bias or bn: the first layer gives the rows of
@@ -83,38 +102,40 @@ def test_encoder_hand_computed_on_a_path() -> None:
             conv.weight.copy_(torch.eye(3))
     path = Batch.from_data_list([Data(x=torch.eye(3), edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]))])
     with torch.no_grad():
-        nodes, graph = encoder(path)
+        nodes, graph = encoder(*dense_blocks(path, None))
     a, b = 1 / math.sqrt(2), 1 / math.sqrt(3)
     rows = torch.tensor([[a + b, a + b, b], [a + b, 2 * a + b, a + b], [b, a + b, a + b]])
     expected = rows / rows.norm(dim=1, keepdim=True)
-    torch.testing.assert_close(nodes, expected)
+    torch.testing.assert_close(nodes[0], expected)
     torch.testing.assert_close(graph[0], expected.max(dim=0).values)
     assert float(graph[0, 1]) == pytest.approx((2 * a + b) / math.sqrt(2 * (a + b) ** 2 + (2 * a + b) ** 2))
 
 
-def test_encoder_matches_the_dense_formula_with_bias_and_bn() -> None:
+def test_encoder_matches_the_loop_formula_with_bias_bn_and_padding() -> None:
     torch.manual_seed(1)
     encoder = GraphConvEncoder(3, 5, 4, 6, bn=True, bias=True, dropout=0.1).eval()
     with torch.no_grad():
         for conv in encoder.convs:
             conv.bias.normal_()
-    graph = ring(0, 5)
-    graph.x = torch.randn(graph.num_nodes, 3)
-    nodes, pooled = encoder(Batch.from_data_list([graph]))
-    ref_nodes, ref_pooled = dense_reference(encoder, graph)
+    graphs = [ring(0, 5), ring(1, 3), clique(2, 4)]
+    for graph in graphs:
+        graph.x = torch.randn(graph.num_nodes, 3)
+    with torch.no_grad():
+        nodes, pooled = encoder(*dense_blocks(Batch.from_data_list(graphs), 8))
+        ref_nodes, ref_pooled = loop_reference(encoder, graphs, 8)
     torch.testing.assert_close(nodes, ref_nodes, rtol=1e-5, atol=1e-6)
-    torch.testing.assert_close(pooled[0], ref_pooled, rtol=1e-5, atol=1e-6)
-    assert nodes.shape == (graph.num_nodes, 6)
-    torch.testing.assert_close(nodes.norm(dim=1), torch.ones(graph.num_nodes))  # last layer is L2-normalised
+    torch.testing.assert_close(pooled, ref_pooled, rtol=1e-5, atol=1e-6)
+    assert nodes.shape == (3, 8, 6)
 
 
 def test_default_config_is_ubgold_and_sets_the_widths() -> None:
     assert GLocalKDConfig() == GLocalKDConfig(hidden_dim=16, num_layer=5, output_dim=256, bn=True, bias=True,
-                                              clip=0.1, predictor_dropout=0.1)
+                                              clip=0.1, predictor_dropout=0.1, max_nodes_num=None)
     model = GLocalKD(10)
     shapes = [tuple(conv.weight.shape) for conv in model.predictor.convs]
-    assert shapes == [(16, 10), (16, 16), (16, 16), (16, 16), (256, 16)]
-    assert model.target.dropout == 0.0 and model.predictor.dropout == 0.1
+    assert shapes == [(10, 16), (16, 16), (16, 16), (16, 16), (16, 256)]  # stored in x out, as the original
+    assert [conv.dropout for conv in model.target.convs] == [0.0] * 5
+    assert [conv.dropout for conv in model.predictor.convs] == [0.0, 0.1, 0.1, 0.1, 0.0]  # middle inputs only
     bound = math.sqrt(6 / 16)  # Kaiming uniform with the original's fan (the output width)
     assert all(conv.weight.abs().max() <= bound for conv in model.target.convs[:-1])
     assert all(torch.equal(conv.bias, torch.zeros_like(conv.bias)) for conv in model.predictor.convs)
@@ -135,22 +156,23 @@ def test_invalid_options_are_rejected() -> None:
         GLocalKDConfig(predictor_dropout=1.0)
     with pytest.raises(TypeError):
         GLocalKDConfig(dropout=0.3)  # UB-GOLD's shared option never reaches GLocalKD
+    with pytest.raises(ValueError, match="max_nodes_num"):
+        GLocalKDConfig(max_nodes_num=0)
 
 
 # ---- error, gradient, frozen target ---------------------------------------------------------------------
 
-def test_error_is_graph_mse_plus_mean_node_mse() -> None:
+def test_error_is_graph_mse_plus_node_mse_over_padded_positions() -> None:
+    """Node MSE averages over all max_nodes_num positions (padded ones too): padding changes the error."""
     torch.manual_seed(0)
-    model = GLocalKD(2, SMALL).eval()
-    graphs = [ring(0, 4), clique(1, 5)]
-    batch = Batch.from_data_list(graphs)
+    model = GLocalKD(2, GLocalKDConfig(hidden_dim=8, num_layer=3, output_dim=16, max_nodes_num=9)).eval()
+    batch = Batch.from_data_list([ring(0, 4), clique(1, 5)])
     with torch.no_grad():
         errors = model.score(batch)
-        for i, graph in enumerate(graphs):
-            alone = Batch.from_data_list([graph])
-            (np_, gp), (nt, gt) = model.predictor(alone), model.target(alone)
-            expected = ((gp - gt) ** 2).mean() + ((np_ - nt) ** 2).mean(dim=1).mean()
-            assert float(errors[i]) == pytest.approx(float(expected), rel=1e-5)
+        x, adj = dense_blocks(batch, 9)
+        (node_pred, graph_pred), (node_target, graph_target) = model.predictor(x, adj), model.target(x, adj)
+        expected = ((graph_pred - graph_target) ** 2).mean(dim=1) + ((node_pred - node_target) ** 2).mean(dim=(1, 2))
+        torch.testing.assert_close(errors, expected, rtol=1e-6, atol=0)
         model.predictor.load_state_dict(model.target.state_dict())
         assert torch.equal(model.score(batch), torch.zeros(2))  # a perfect predictor has zero error
 
@@ -159,36 +181,34 @@ def test_dropout_only_in_the_training_predictor() -> None:
     torch.manual_seed(0)
     model = GLocalKD(2, SMALL).train()
     batch = Batch.from_data_list([ring(0, 6), ring(1, 7)])
-    assert torch.equal(model.target(batch)[0], model.target(batch)[0])
-    assert not torch.equal(model.predictor(batch)[0], model.predictor(batch)[0])
+    blocks = dense_blocks(batch, None)
+    assert torch.equal(model.target(*blocks)[0], model.target(*blocks)[0])
+    assert not torch.equal(model.predictor(*blocks)[0], model.predictor(*blocks)[0])
     model.eval()
     assert torch.equal(model.score(batch), model.score(batch))
 
 
 def test_gradient_is_loss_scaled_then_clipped_like_the_original() -> None:
-    """The original: loss.backward(loss.detach()) then clip_grad_norm_(predictor, clip) before the step."""
+    """The original: L = mean(graph MSE) + mean(node MSE), L.backward(L.detach()), then
+    clip_grad_norm_(predictor, clip) before the step."""
     torch.manual_seed(0)
     clip = 1e-3
-    clipped = GLocalKD(2, GLocalKDConfig(hidden_dim=8, num_layer=3, output_dim=16, clip=clip)).eval()
-    reference = GLocalKD(2, GLocalKDConfig(hidden_dim=8, num_layer=3, output_dim=16, clip=None)).eval()
-    reference.load_state_dict(clipped.state_dict())
+    model = GLocalKD(2, GLocalKDConfig(hidden_dim=8, num_layer=3, output_dim=16, clip=clip)).eval()
     batch = Batch.from_data_list([ring(0, 4), ring(1, 6), clique(2, 5)])
-    params = list(reference.predictor.parameters())
-    errors = reference.distillation_error(batch)
-    plain = torch.autograd.grad(errors.mean(), params)
-    values = reference.loss(batch)
-    torch.testing.assert_close(values, errors.detach(), rtol=0, atol=0)  # same values, other gradient
-    values.mean().backward()
+    params = list(model.predictor.parameters())
+    graph_error, node_error = model.errors(batch)
+    batch_loss = graph_error.mean() + node_error.mean()
+    plain = torch.autograd.grad(batch_loss, params)
+    losses, objective = model.objective(batch)
+    torch.testing.assert_close(losses, (graph_error + node_error).detach(), rtol=0, atol=0)
+    objective.backward()
     for parameter, grad in zip(params, plain):
-        torch.testing.assert_close(parameter.grad, errors.mean().detach() * grad)
+        torch.testing.assert_close(parameter.grad, batch_loss.detach() * grad)
     assert torch.nn.utils.get_total_norm([p.grad for p in params]) > clip  # so clipping has work to do
-    torch.nn.utils.clip_grad_norm_(params, clip)
-    clipped.loss(batch).mean().backward()
-    for parameter, expected in zip(clipped.predictor.parameters(), params):
-        torch.testing.assert_close(parameter.grad, expected.grad)
-    total = torch.nn.utils.get_total_norm([p.grad for p in clipped.predictor.parameters()])
+    model.before_step()
+    total = torch.nn.utils.get_total_norm([p.grad for p in params])
     assert float(total) == pytest.approx(clip, rel=1e-3)
-    assert all(p.grad is None for p in clipped.target.parameters())
+    assert all(p.grad is None for p in model.target.parameters())
 
 
 def test_target_is_frozen_and_unchanged_by_training(trained: tuple[GLocalKD, Path]) -> None:
@@ -219,24 +239,24 @@ def test_scores_are_finite_and_the_clique_stands_out(trained: tuple[GLocalKD, Pa
     assert_finite_and_clique_stands_out(trained[1])
 
 
-def test_score_alone_equals_score_in_a_batch(trained: tuple[GLocalKD, Path]) -> None:
-    """UB-GOLD scores with batch_size_test 1; here the batch must not matter."""
+def test_scores_depend_on_the_batch_as_in_ubgold(trained: tuple[GLocalKD, Path]) -> None:
+    """The per-call BatchNorm standardises each node position over the batch's graphs, so a graph scores
+    differently alone and in a batch (UB-GOLD scores one at a time); the trainer is told so."""
     detector = trained[0].eval()
     graphs = toy_graphs().test + [single_node(500), with_isolated_nodes(501)]
     with torch.no_grad():
         together = detector.score(Batch.from_data_list(graphs))
         alone = torch.cat([detector.score(Batch.from_data_list([g])) for g in graphs])
-        reversed_batch = detector.score(Batch.from_data_list(graphs[::-1])).flip(0)
-    assert together.shape == (len(graphs),) and torch.isfinite(together).all() and (together > 0).all()
-    torch.testing.assert_close(together, alone, rtol=1e-5, atol=1e-7)
-    torch.testing.assert_close(together, reversed_batch, rtol=1e-5, atol=1e-7)
+    assert together.shape == (len(graphs),) and torch.isfinite(together).all() and torch.isfinite(alone).all()
+    assert not torch.allclose(together, alone)
+    assert GLocalKD.batch_independent_scores is False
 
 
 def test_single_node_graph_gives_finite_scores_loss_and_gradients() -> None:
     torch.manual_seed(0)
     model = GLocalKD(2, SMALL)
     batch = Batch.from_data_list([single_node(0)])
-    model.loss(batch).mean().backward()
+    model.objective(batch)[1].backward()
     assert all(torch.isfinite(p.grad).all() for p in model.predictor.parameters())
     model.eval()
     with torch.no_grad():

@@ -26,6 +26,7 @@ from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig
 SETTINGS = ("tuned", "default")
 BACKENDS = ("auto", "ubgold", "own")
 UBGOLD_CODE = "UB-GOLD-c940457"
+RUN_FACTS = ("max_nodes_num",)
 FAMILIES = ("end_to_end", "two_stage")
 _TRAIN_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainConfig))
 _BATCH_FIELDS = ("batch_size", "batch_size_test")
@@ -100,7 +101,8 @@ def train_config(settings: RunSettings, seed: int, device: str, max_epochs: int 
     train = dict(settings.train)
     if max_epochs is not None:
         train["num_epoch"] = min(int(train["num_epoch"]), int(max_epochs))
-    return TrainConfig(**train, seed=seed, device=device, checkpoint_every_s=checkpoint_every_s, test_rng=test_rng)
+    return TrainConfig(**{"test_rng": test_rng, **train}, seed=seed, device=device,
+                       checkpoint_every_s=checkpoint_every_s)
 
 
 def backend_of(catalogue: Mapping[str, Any], detector: str, backend: str, ubgold_available: bool) -> str:
@@ -121,9 +123,16 @@ def backend_of(catalogue: Mapping[str, Any], detector: str, backend: str, ubgold
     return backend
 
 
-def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim: int, backend: str = "own"):
+def run_facts(graphs: GraphSet) -> dict[str, Any]:
+    """Facts of the data that detector options named in :data:`RUN_FACTS` take (the largest graph)."""
+    return {"max_nodes_num": int(graphs.node_counts().max())}
+
+
+def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim: int, backend: str = "own",
+                     facts: Mapping[str, Any] | None = None):
     """A zero-argument constructor of the run's detector (the trainer calls it after seeding); with backend
-    ``ubgold`` the adapter class (its tree must be active: ``graphaudit.nn.ubgold.detectors.prepare``)."""
+    ``ubgold`` the adapter class (its tree must be active: ``graphaudit.nn.ubgold.detectors.prepare``).
+    ``facts`` (:func:`run_facts`) fill the config fields of :data:`RUN_FACTS` the detector has."""
     entry = _entry(catalogue, settings.detector)
     model, config_class = _import(entry["ubgold" if backend == "ubgold" else "model"]), _import(entry["config"])
     known = {f.name for f in dataclasses.fields(config_class)}
@@ -131,7 +140,8 @@ def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim
     if unknown:
         raise ValueError(f"{settings.detector}: options {unknown} are not fields of {config_class.__name__} "
                          f"({sorted(known)}); fix config/glad/detectors.yaml")
-    config = config_class(**settings.options)
+    filled = {k: v for k, v in (facts or {}).items() if k in RUN_FACTS and k in known}
+    config = config_class(**filled, **settings.options)
 
     def build() -> Detector:
         return model(in_dim, config)

@@ -18,7 +18,7 @@ from graphaudit.common.seeds import stable_seed
 from graphaudit.glad import leaderboard as lb
 from graphaudit.glad import replay
 from graphaudit.glad.datasets import node_colours
-from graphaudit.glad.deep import detector_builder, load_catalogue, run_graphs, run_settings, train_config
+from graphaudit.glad.deep import detector_builder, load_catalogue, run_facts, run_graphs, run_settings, train_config
 from graphaudit.glad.protocol import read_folds
 from graphaudit.glad.tables import kernel_settings
 from graphaudit.glad.tasks import rule_graphs
@@ -49,7 +49,8 @@ def train_run(ctx: RuleContext) -> None:
     code = _activate_backend(ctx, backend, config.device)
     log.info("%s (%s) %s %s fold %d: %d fit, %d test, %d hold-out graphs; %s; %s", detector, backend, dataset, setting,
              fold.fold, len(run_data.train), len(run_data.test), len(run_data.holdout), settings.source, config)
-    result = train(detector_builder(catalogue, settings, width, backend), run_data, config, run_dir)
+    build = detector_builder(catalogue, settings, width, backend, run_facts(graphs))
+    result = train(build, run_data, config, run_dir)
     records = read_records(run_dir / RECORDS)
     write_json(ctx.output["run"], {
         "detector": detector, "backend": backend, "code": code, "dataset": dataset, "setting": setting,

@@ -77,6 +77,18 @@ class Detector(torch.nn.Module, ABC):
     def loss(self, batch: Batch) -> torch.Tensor:
         """Per-graph training loss, shape ``(num_graphs,)``; the trainer minimises its mean."""
 
+    def objective(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """(per-graph losses for the records, the tensor whose ``backward()`` gives this step's gradient).
+
+        The default is ``(loss, loss.mean())``; a detector whose reference code backpropagates something
+        else (GLocalKD: ``loss.backward(loss.detach())``) says so here.
+        """
+        losses = self.loss(batch)
+        return losses, losses.mean()
+
+    def before_step(self) -> None:
+        """Called between ``backward()`` and ``optimizer.step()`` (gradient clipping)."""
+
     @abstractmethod
     def score(self, batch: Batch) -> torch.Tensor:
         """Per-graph anomaly score, shape ``(num_graphs,)``; higher means more anomalous."""
@@ -235,8 +247,9 @@ def _train_epoch(detector: Detector, optimisation: _Optimisation, loader: Iterab
     for batch in loader:
         batch = batch.to(device)
         optimisation.optimizer.zero_grad()
-        losses = detector.loss(batch)
-        losses.mean().backward()
+        losses, objective = detector.objective(batch)
+        objective.backward()
+        detector.before_step()
         optimisation.step()
         total += float(losses.detach().sum())
         count += losses.numel()

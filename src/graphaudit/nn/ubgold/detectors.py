@@ -12,18 +12,21 @@ hard-coded CUDA calls follow it (:mod:`graphaudit.nn.ubgold.loader`).
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch_geometric.data import Batch
 
 from graphaudit.nn.detectors import OCGINConfig, OCGTLConfig
+from graphaudit.nn.glocalkd import GLocalKDConfig, dense_blocks
 from graphaudit.nn.trainer import Detector
 from graphaudit.nn.ubgold import loader
 
-__all__ = ["OCGIN", "OCGTL", "prepare"]
+__all__ = ["OCGIN", "OCGTL", "GLocalKD", "prepare"]
 
 
 def prepare(root: str | Path, device: torch.device | str) -> None:
@@ -74,3 +77,51 @@ class OCGTL(_UBGoldModel):
         if self.config.temperature != 1.0:
             raise ValueError("UB-GOLD's OCGTL fixes its temperature at 1.0; other values exist only in the own backend")
         self.model = loader.import_module("nn.ocgtl").ocgtl(in_dim, _args(self.config))
+
+
+class GLocalKD(Detector):
+    """``GAOOD.nn.glocalkd``'s teacher and student, trained as ``GAOOD/detector/GLocalKD.py`` does.
+
+    The dense blocks are :func:`graphaudit.nn.glocalkd.dense_blocks` (UB-GOLD's ``process_graph`` needs graph
+    labels and only pads); the error and the objective follow ``forward_model`` and the evaluation loop of
+    ``fit`` line for line: ``L = mean(graph MSE) + mean(node MSE)``, ``L.backward(L.detach())``, clipping of
+    the student's gradient norm to ``clip``.
+    """
+
+    def __init__(self, in_dim: int, config: GLocalKDConfig | None = None) -> None:
+        super().__init__()
+        self.config = config or GLocalKDConfig()
+        module = loader.import_module("nn.glocalkd")
+        args = SimpleNamespace(bias=self.config.bias)
+        shape = {"input_dim": in_dim, "hidden_dim": self.config.hidden_dim, "embedding_dim": self.config.output_dim,
+                 "label_dim": 2, "num_layers": self.config.num_layer, "bn": self.config.bn, "args": args}
+        with warnings.catch_warnings():  # UB-GOLD initialises biases with the deprecated init.constant
+            warnings.filterwarnings("ignore", message=".*nn.init.constant.*", category=FutureWarning)
+            self.teacher = module.GcnEncoderGraph_teacher(**shape)
+            self.student = module.GcnEncoderGraph_student(**shape, dropout=self.config.predictor_dropout)
+        self.teacher.requires_grad_(False)  # UB-GOLD's optimiser holds the student's parameters only
+
+    def errors(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        x, adj = dense_blocks(batch, self.config.max_nodes_num)
+        embed_node, embed = self.student(x, adj)
+        embed_teacher_node, embed_teacher = self.teacher(x, adj)
+        embed_teacher, embed_teacher_node = embed_teacher.detach(), embed_teacher_node.detach()
+        node = torch.mean(F.mse_loss(embed_node, embed_teacher_node, reduction="none"), dim=2).mean(dim=1)
+        graph = F.mse_loss(embed, embed_teacher, reduction="none").mean(dim=1)
+        return graph, node
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        graph, node = self.errors(batch)
+        return graph + node
+
+    def objective(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        graph, node = self.errors(batch)
+        batch_loss = graph.mean(dim=0) + node.mean(dim=0)
+        return (graph + node).detach(), batch_loss * batch_loss.detach()
+
+    def before_step(self) -> None:
+        if self.config.clip is not None:
+            torch.nn.utils.clip_grad_norm_(self.student.parameters(), self.config.clip)
+
+    def score(self, batch: Batch) -> torch.Tensor:
+        return self.loss(batch)
