@@ -91,7 +91,8 @@ def test_run_facts_fill_the_padding_of_glocalkd_only() -> None:
 
 
 @pytest.mark.parametrize("backend, available, expected", [
-    ("auto", True, {"OCGIN": "ubgold", "OCGTL": "ubgold", "GLocalKD": "ubgold", "SIGNET": "own"}),
+    ("auto", True, {"OCGIN": "ubgold", "OCGTL": "ubgold", "GLocalKD": "ubgold", "SIGNET": "ubgold",
+                    "GraphCL-IF": "own"}),
     ("auto", False, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
     ("own", True, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
     ("ubgold", False, {"OCGIN": "ubgold", "OCGTL": "ubgold"}),
@@ -101,8 +102,8 @@ def test_backend_of_each_detector(backend: str, available: bool, expected: dict[
 
 
 def test_explicit_ubgold_needs_an_adapter() -> None:
-    with pytest.raises(ValueError, match="SIGNET has no UB-GOLD adapter"):
-        backend_of(CATALOGUE, "SIGNET", "ubgold", True)
+    with pytest.raises(ValueError, match="GraphCL-IF has no UB-GOLD adapter"):
+        backend_of(CATALOGUE, "GraphCL-IF", "ubgold", True)
     with pytest.raises(ValueError, match="backend must be one of"):
         backend_of(CATALOGUE, "OCGIN", "theirs", True)
 

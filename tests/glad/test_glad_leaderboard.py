@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from graphaudit.glad.leaderboard import (REQUIRED, analysis_datasets, build_analysis, fold_means, friedman_tables,
+from graphaudit.glad.leaderboard import (REQUIRED, analysis_datasets, build_analysis, decisions_table, fold_means,
+                                         friedman_tables,
                                          hp_gap_table, kendall_table, leaderboard_table, leakage_table,
                                          perm_null_table, reference_rows, significance_table, size_matched_table,
                                          table30)
@@ -149,3 +152,36 @@ def test_leaderboard_ranks_detectors_with_reference_and_kernel_rows() -> None:
     assert table.loc["WL-IF", "hp_free"] == 60.0 and table.loc["WL-IF", "val_normal"] == 65.0
     assert table.loc["Size only", "rank_val_normal"] == 2 and table.loc["A", "rank_oracle_ub"] == 1
     assert table.loc["A", "val_normal_low"] <= table.loc["A", "val_normal"] <= table.loc["A", "val_normal_high"]
+    table2 = leaderboard_table(analysis(), extra, ("oracle_ub", "val_normal", "hp_free"),
+                               rank_detectors_only=True).set_index("detector")
+    assert table2.loc[["A", "B", "C"], "rank_val_normal"].tolist() == [1, 2, 3]  # among the detectors only
+    assert table2.loc[["Size only", "WL-IF"], "rank_val_normal"].isna().all()
+
+
+def decision_inputs(leak_vn: dict[str, float], leak_last: dict[str, float], gap: float, tau: float,
+                    changed: bool) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    rows = [{"detector": d, "versus": v, "mean": m} for v, values in (("val_normal", leak_vn), ("last", leak_last))
+            for d, m in values.items()]
+    kendall = pd.DataFrame([{"first": "oracle_ub", "second": "val_normal", "tau_b": tau, "top3_changed": changed}])
+    return pd.DataFrame(rows), pd.DataFrame([{"detector": "pooled", "hp_gap": gap}]), kendall
+
+
+def test_decisions_follow_the_preregistered_rules() -> None:
+    """Eight detectors, 6 of 8 (75%) at >= 2 with pooled 3.1 under both references: G1 met; tau 0.85 without a
+    top-3 change: G2a not met; gap 1.53: G2b not met; G2c not run, so G is undecided."""
+    names = [f"D{i}" for i in range(8)]
+    per_detector = dict(zip(names, [5.0, 4.0, 3.0, 2.5, 2.0, 2.0, 1.0, 0.5]))
+    result = analysis()
+    result = dataclasses.replace(result, detectors=names)
+    leakage, hp_gap, kendall = decision_inputs({**per_detector, "pooled": 3.1}, {**per_detector, "pooled": 3.1},
+                                               1.53, 0.85, False)
+    table = decisions_table(leakage, hp_gap, kendall, result).set_index("rule")
+    assert table["verdict"].to_dict() == {"G1": "met", "G2a": "not met", "G2b": "not met", "G2c": "not run",
+                                          "G": "undecided"}
+    leakage.loc[(leakage["versus"] == "last") & (leakage["detector"] == "pooled"), "mean"] = 2.9  # A14: both
+    assert decisions_table(leakage, hp_gap, kendall, result).set_index("rule").loc["G1", "verdict"] == "not met"
+    _, _, changed = decision_inputs({}, {}, 0.0, 0.9, True)
+    leakage.loc[leakage["detector"] == "pooled", "mean"] = 3.1
+    table = decisions_table(leakage, hp_gap, changed, result).set_index("rule")
+    assert (table.loc["G2a", "verdict"], table.loc["G", "verdict"]) == ("met", "met")
+    assert decisions_table(leakage, hp_gap, kendall, analysis()).set_index("rule").loc["G1", "verdict"] == "not met"

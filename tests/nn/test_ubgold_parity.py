@@ -1,4 +1,4 @@
-"""The own OCGIN, OCGTL and GLocalKD against UB-GOLD's own modules (backend ubgold): same initial weights,
+"""The own OCGIN, OCGTL, GLocalKD and SIGNET against UB-GOLD's own modules (backend ubgold): same initial weights,
 same batches, same losses and per-graph scores over three epochs (the issue's bar is 1e-5; they agree to
 the bit, which the full-budget runs rely on). Needs the data mirror (UB-GOLD's archive)."""
 
@@ -17,6 +17,7 @@ from graphaudit.data.errors import ChecksumMismatchError
 from graphaudit.data.fetch import FetchOptions
 from graphaudit.nn import OCGIN, OCGTL, OCGINConfig, OCGTLConfig, RunGraphs, TrainConfig, train
 from graphaudit.nn.glocalkd import GLOCALKD_TRAINING, GLocalKD, GLocalKDConfig
+from graphaudit.nn.signet import SIGNET, SIGNETConfig
 from graphaudit.nn.trainer import RECORDS
 from graphaudit.nn.ubgold import detectors as ubgold
 from graphaudit.nn.ubgold import loader
@@ -26,6 +27,8 @@ PAIRS = {
     "OCGIN": (OCGIN, ubgold.OCGIN, OCGINConfig(hidden_dim=8, num_layer=3)),
     "OCGTL": (OCGTL, ubgold.OCGTL, OCGTLConfig(hidden_dim=8, num_layer=3, num_trans=4)),
     "GLocalKD": (GLocalKD, ubgold.GLocalKD, GLocalKDConfig(hidden_dim=8, num_layer=3, output_dim=16, max_nodes_num=12)),
+    "SIGNET": (SIGNET, ubgold.SIGNET, SIGNETConfig(hidden_dim=8, encoder_layers=3, explainer_layers=2,
+                                                   explainer_hidden_dim=4)),
 }
 TRAINING = {"GLocalKD": GLOCALKD_TRAINING}  # UB-GOLD's fixed batches and per-batch StepLR
 
@@ -104,6 +107,8 @@ def test_ubgold_options_outside_its_code_are_refused(active: Path) -> None:
         ubgold.OCGIN(2, OCGINConfig(center="initial_mean"))
     with pytest.raises(ValueError, match="temperature"):
         ubgold.OCGTL(2, OCGTLConfig(temperature=0.5))
+    with pytest.raises(ValueError, match="temperature"):
+        ubgold.SIGNET(2, SIGNETConfig(temperature=0.5))
 
 
 def test_a_file_edited_after_verification_is_not_imported(ubgold_tree: Path, tmp_path: Path) -> None:

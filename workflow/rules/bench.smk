@@ -124,6 +124,7 @@ rule bench_llm_occurrence:
 
 rule bench_glad_training:
     input:
+        unpack(ubgold_code),
         graphset=f"data/processed/{config['bench']['glad_training']['dataset']}.npz",
         folds=f"results/glad/folds/{config['bench']['glad_training']['dataset']}.json",
         catalogue=config["glad"].get("deep", {}).get("catalogue", "config/glad/detectors.yaml"),

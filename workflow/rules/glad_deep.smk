@@ -10,10 +10,9 @@ DEEP_SETTINGS = list(DEEP.get("settings", ["tuned", "default"]))
 DEEP_FOLDS = DEEP.get("folds") or list(range(GLAD["protocol"]["folds"]))
 RECORDS = "results/glad/records/{backend}/{detector}/{dataset}/{setting}/fold{fold}"
 UBGOLD_SOURCE = f"data/code/{UBGOLD_CODE}/SOURCE.json"
+UBGOLD_AVAILABLE = code_available(get_code_spec(UBGOLD_CODE), Path("data/code"), FetchOptions.from_config(config["data"]))
 DEEP_BACKEND = {d: backend_of(load_catalogue(DEEP.get("catalogue", "config/glad/detectors.yaml")), d,
-                              DEEP.get("backend", "auto"),
-                              code_available(get_code_spec(UBGOLD_CODE), Path("data/code"),
-                                             FetchOptions.from_config(config["data"])))
+                              DEEP.get("backend", "auto"), UBGOLD_AVAILABLE)
                 for d in DEEP_DETECTORS}
 
 
@@ -30,6 +29,12 @@ def deep_runs(wildcards):
 def backend_code(wildcards):
     """UB-GOLD's verified tree, for runs of the ubgold backend only."""
     return {"code": UBGOLD_SOURCE} if wildcards.backend == "ubgold" else {}
+
+
+def ubgold_code(wildcards):
+    """UB-GOLD's verified tree where the configured backend may use it (the bench's peer rows)."""
+    wanted = {"ubgold": True, "auto": UBGOLD_AVAILABLE, "own": False}[DEEP.get("backend", "auto")]
+    return {"code": UBGOLD_SOURCE} if wanted else {}
 
 
 def deep_replays(name):
@@ -97,6 +102,7 @@ rule glad_deep_tables:
         leakage="results/glad/tables/leakage.csv",
         hp_gap="results/glad/tables/hp_gap.csv",
         kendall="results/glad/tables/kendall.csv",
+        decisions="results/glad/tables/decisions.csv",
         friedman="results/glad/tables/friedman.csv",
         pairwise="results/glad/tables/pairwise.csv",
         perm_null="results/glad/tables/perm_null.csv",
@@ -120,6 +126,11 @@ rule glad_deep_tables:
 rule glad_detectors:
     input:
         rules.glad_deep_tables.output,
+
+
+rule glad_decisions:
+    input:
+        rules.glad_deep_tables.output.decisions,
 
 
 rule table2_glad:

@@ -100,8 +100,8 @@ def replay_detector(ctx: RuleContext) -> None:
 
 
 def deep_tables(ctx: RuleContext) -> None:
-    """leaderboard, leakage, hp_gap, kendall, friedman, pairwise, perm_null, size_matched and Tables 2, 23,
-    30-34 from every replay, with part 1's references and kernels as extra leaderboard rows."""
+    """leaderboard, leakage, hp_gap, kendall, decisions, friedman, pairwise, perm_null, size_matched and
+    Tables 2, 23, 30-34 from every replay, with part 1's references and kernels as extra leaderboard rows."""
     deep, out = ctx.params["deep"], ctx.output
     protocols = read_tables(ctx.input_list("protocols"))
     analysis = lb.build_analysis(protocols, deep["bootstrap"], stable_seed("glad", "dataset-bootstrap"))
@@ -110,8 +110,11 @@ def deep_tables(ctx: RuleContext) -> None:
     write_table(lb.fold_means(protocols), out["leaderboard"], title="Fold means per detector, dataset and protocol")
     leakage = lb.leakage_table(analysis)
     write_table(leakage, out["leakage"], title="Checkpoint leakage: Oracle (UB-GOLD rule) minus Val-Normal / Last")
-    write_table(lb.hp_gap_table(analysis), out["hp_gap"], title="Hyperparameter gap: Val-Normal minus HP-Free")
+    hp_gap = lb.hp_gap_table(analysis)
+    write_table(hp_gap, out["hp_gap"], title="Hyperparameter gap: Val-Normal minus HP-Free")
     kendall = lb.kendall_table(analysis)
+    write_table(lb.decisions_table(leakage, hp_gap, kendall, analysis), out["decisions"],
+                title="Pre-registered decisions G1, G2(a), G2(b), G2(c) and G (spec 4.6)")
     write_table(kendall, out["kendall"], title="Kendall tau-b between leaderboards")
     write_table(kendall, out["table32"], title="Table 32: Kendall tau-b between rankings")
     friedman_rows, pairwise = lb.friedman_tables(analysis)
@@ -125,8 +128,9 @@ def deep_tables(ctx: RuleContext) -> None:
                 title="Val-Normal AUROC on size-matched test subsets")
     extra = lb.reference_rows(pd.read_csv(ctx.input["references"]),
                               kernel_settings(pd.read_csv(ctx.input["kernels"])), analysis.datasets)
-    write_table(lb.leaderboard_table(analysis, extra, ("oracle_own", "last", "val_normal", "hp_free")),
-                out["table2"], title="Table 2: main leaderboard (detectors implemented here, references, kernels)")
+    write_table(lb.leaderboard_table(analysis, extra, ("oracle_own", "last", "val_normal", "hp_free"),
+                                     rank_detectors_only=True),
+                out["table2"], title="Table 2: main leaderboard (ranks among the detectors; references, kernels)")
     write_table(lb.leaderboard_table(analysis, extra, lb.LEADERBOARD_PROTOCOLS), out["table23"],
                 title="Table 23: full leaderboard (detectors implemented here, kernels, references)")
     write_table(lb.table30(leakage), out["table30"], title="Table 30: leakage per detector")

@@ -277,9 +277,11 @@ def reference_rows(references: pd.DataFrame, kernel_settings: pd.DataFrame, data
     return pd.DataFrame(rows)
 
 
-def leaderboard_table(analysis: Analysis, extra_rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+def leaderboard_table(analysis: Analysis, extra_rows: pd.DataFrame, columns: Sequence[str],
+                      rank_detectors_only: bool = False) -> pd.DataFrame:
     """Table 2 / 23: mean AUROC per row and protocol, Val-Normal's dataset-bootstrap interval for the
-    detectors, ranks among all rows per column, sorted by Val-Normal."""
+    detectors, ranks per column, sorted by Val-Normal. Table 2 ranks among the detectors only (references
+    and kernels are shown unranked); Table 23 among all its rows."""
     summary = detector_summary(analysis).assign(kind="detector")
     val_normal = analysis.matrix("val_normal")
     for i, detector in enumerate(analysis.detectors):
@@ -287,11 +289,69 @@ def leaderboard_table(analysis: Analysis, extra_rows: pd.DataFrame, columns: Seq
         summary.loc[summary["detector"] == detector, ["val_normal_low", "val_normal_high"]] = (interval.low,
                                                                                               interval.high)
     table = pd.concat([summary, extra_rows], ignore_index=True)
+    ranked = table["kind"] == "detector" if rank_detectors_only else pd.Series(True, index=table.index)
     for column in columns:
-        table[f"rank_{column}"] = table[column].rank(ascending=False, method="min")
+        table[f"rank_{column}"] = table[column].where(ranked).rank(ascending=False, method="min")
     ordered = ["detector", "kind", *columns, "val_normal_low", "val_normal_high", *(f"rank_{c}" for c in columns)]
     table = table.reindex(columns=ordered).sort_values("val_normal", ascending=False, kind="stable")
     return table.reset_index(drop=True).assign(**analysis.context())
+
+
+G1_MIN_DETECTORS, G1_MIN_MEAN, G1_DETECTOR_BAR, G1_MIN_SHARE = 8, 3.0, 2.0, 0.75
+G2A_MAX_TAU, G2B_MIN_GAP = 0.8, 2.0
+
+
+def decisions_table(leakage: pd.DataFrame, hp_gap: pd.DataFrame, kendall: pd.DataFrame,
+                    analysis: Analysis) -> pd.DataFrame:
+    """decisions.csv: the pre-registered decision functions of spec 4.6 with their inputs and verdicts.
+
+    G1: at least 8 complete detectors, pooled leakage at least 3.0 and at least 75% of detectors with
+    leakage of at least 2.0, under both Val-Normal and Last. G2(a): tau-b(Oracle, Val-Normal) at most 0.8 or
+    the top 3 changed. G2(b): pooled hyperparameter gap at least 2.0. G2(c), the typed-anomaly rule, needs
+    part 4 and is ``not run``. G = G1 and any G2; ``undecided`` while it hangs on G2(c). Verdicts are the
+    pre-registered test only with ``scope`` UB9; on fewer datasets they are shown for what they are."""
+    rows = [_g1_row(leakage, analysis), _g2a_row(kendall), _g2b_row(hp_gap),
+            {"rule": "G2c", "condition": "typed blind spot (spec 4.16)", "value": None, "verdict": "not run",
+             "inputs": "needs the typed anomalies (glad part 4)"}]
+    g1, g2 = rows[0]["verdict"], [r["verdict"] for r in rows[1:]]
+    overall = ("not met" if g1 != "met" else "met" if "met" in g2 else "undecided" if "not run" in g2 else "not met")
+    rows.append({"rule": "G", "condition": "G1 and (G2a or G2b or G2c)", "value": None, "verdict": overall,
+                 "inputs": f"G1 {g1}; G2a {g2[0]}; G2b {g2[1]}; G2c {g2[2]}"})
+    return pd.DataFrame(rows).assign(**analysis.context())
+
+
+def _g1_row(leakage: pd.DataFrame, analysis: Analysis) -> dict[str, object]:
+    n = len(analysis.detectors)
+    parts, met = [], n >= G1_MIN_DETECTORS
+    for versus in LEAKAGE_REFERENCES:
+        rows = leakage[leakage["versus"] == versus]
+        pooled = rows.loc[rows["detector"] == "pooled", "mean"]
+        mean = float(pooled.iloc[0]) if len(pooled) else float("nan")
+        per_detector = rows.loc[rows["detector"] != "pooled", "mean"].to_numpy(dtype=np.float64)
+        share = float(np.mean(per_detector >= G1_DETECTOR_BAR)) if len(per_detector) else float("nan")
+        met = met and mean >= G1_MIN_MEAN and share >= G1_MIN_SHARE
+        parts.append(f"vs {versus}: mean {mean:.2f}, share >= {G1_DETECTOR_BAR:g} {share:.2f}")
+    return {"rule": "G1", "condition": f"n >= {G1_MIN_DETECTORS}, mean leakage >= {G1_MIN_MEAN:g}, share of detectors "
+            f">= {G1_DETECTOR_BAR:g} at least {G1_MIN_SHARE:g}, vs Val-Normal and Last", "value": n,
+            "verdict": "met" if met else "not met", "inputs": f"{n} complete detectors; " + "; ".join(parts)}
+
+
+def _g2a_row(kendall: pd.DataFrame) -> dict[str, object]:
+    row = kendall[(kendall["first"] == "oracle_ub") & (kendall["second"] == "val_normal")]
+    if row.empty:
+        return {"rule": "G2a", "condition": f"tau-b(Oracle, Val-Normal) <= {G2A_MAX_TAU:g} or top 3 changed",
+                "value": None, "verdict": "not run", "inputs": "fewer than two complete detectors"}
+    tau, changed = float(row["tau_b"].iloc[0]), bool(row["top3_changed"].iloc[0])
+    return {"rule": "G2a", "condition": f"tau-b(Oracle, Val-Normal) <= {G2A_MAX_TAU:g} or top 3 changed",
+            "value": tau, "verdict": "met" if tau <= G2A_MAX_TAU or changed else "not met",
+            "inputs": f"tau-b {tau:.3f}; top 3 changed: {changed}"}
+
+
+def _g2b_row(hp_gap: pd.DataFrame) -> dict[str, object]:
+    pooled = hp_gap.loc[hp_gap["detector"] == "pooled", "hp_gap"]
+    gap = float(pooled.iloc[0]) if len(pooled) else float("nan")
+    return {"rule": "G2b", "condition": f"pooled hyperparameter gap >= {G2B_MIN_GAP:g}", "value": gap,
+            "verdict": "met" if gap >= G2B_MIN_GAP else "not met", "inputs": f"gap {gap:.3f}"}
 
 
 def selectors_table(analysis: Analysis) -> pd.DataFrame:

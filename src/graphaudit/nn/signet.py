@@ -1,42 +1,40 @@
-"""SIGNET (Liu et al. 2023, "Towards Self-Interpretable Graph-Level Anomaly Detection"), re-implemented from the
-paper with UB-GOLD's default options (spec §3.4).
+"""SIGNET (Liu et al. 2023, "Towards Self-Interpretable Graph-Level Anomaly Detection") as UB-GOLD runs it
+(``GAOOD/nn/signet.py`` and ``detector/SIGNET.py`` at c940457).
 
-Multi-view subgraph information bottleneck: each graph is seen as itself and as its dual hypergraph (DHT);
-one explainer scores the importance of every node, and the bottleneck subgraph of each view (the node states
-weighted by that importance) is embedded by the view's encoder. Training maximises the cross-view mutual
-information of the two bottleneck embeddings with an InfoNCE bound; a graph whose two views disagree is
-anomalous.
+Each graph is seen as itself and as its dual hypergraph; an explainer gives every node an importance, the
+graph view weights its input features by it and the hypergraph view its edge features by the product of
+the endpoints' importances; each view is embedded, projected, and the two are contrasted with InfoNCE.
 
-The pieces, with the documented assumptions (choices where the paper and the spec give no detail):
+The pieces, as UB-GOLD's code has them:
 
-- **Dual hypergraph** (:func:`dual_hypergraph`): every undirected edge {u, v} (the batch holds both
-  directions; they are merged, and a self-loop is one hypergraph node in one hyperedge) becomes a hypergraph
-  node with features (x_u + x_v) / 2 (the datasets carry no edge attributes, spec §3.3; the mean keeps the
-  input width and identifies an unordered label pair); every original node becomes the hyperedge joining
-  its incident edges. An edgeless graph has an empty dual hypergraph.
-- **Explainer** (``explainer`` gin): ``explainer_layers`` GIN layers of width ``explainer_hidden_dim``;
-  ``explainer_readout`` combines the layer-wise *node* states (add: their sum, concat, last), and a linear
-  layer and a sigmoid give the node probability p_i. A hypergraph node (edge {u, v}) gets p_u * p_v, as in
-  the paper. Each view divides its probabilities by their (detached) maximum within the graph, so the most
-  important node of every graph has weight 1 (the per-graph maximum is a ``scatter_reduce(..., "amax")``;
-  it is taken in log space, so vanishing probabilities cannot give 0 / 0).
-- **Encoders**: the graph view is ``encoder_layers`` GIN layers (two-layer MLPs, ReLU after each layer); the
-  hypergraph view has the same number of hypergraph layers, each a two-stage mean-sum propagation in plain
-  torch: hyperedge state = mean of its members' states, then node input = own state + sum of its hyperedges'
-  states, fed to a two-layer MLP (a GIN-style version of HyperConv, whose hyperedge degree normalisation it
-  keeps; the hyperedge attributes are not used, as the node features already carry both endpoints).
-  Propagation runs on the unweighted states; each layer's states are multiplied by the importance weights
-  before ``pooling`` (add) and the layer-wise pooled vectors are joined by ``readout`` (concat). Each view
-  then has a projection head (Linear, ReLU, Linear). No normalisation layers and no dropout.
-- **Empty views**: a graph without edges has no hypergraph nodes; its pooled hypergraph representation is
-  the zero vector (an empty sum) and its embedding is the projection head applied to it.
-- **Loss** (:func:`cross_view_infonce`): cosine similarities over ``temperature`` (0.2, not a UB-GOLD option);
-  per graph, the mean of the two directions' -log(e^{s_ii} / sum_{j != i} e^{s_ij}), the positive pair left
-  out of the denominator. A batch of one graph has no negatives; its loss is then the positive term alone.
-  The paper's final objective is this contrastive bound only, so no sparsity or size term is added.
-- **Score**: -s_ii, the positive (agreement) term of the graph's own cross-view loss. Unlike UB-GOLD, which
-  scores the whole test set as one batch with the full InfoNCE loss, the score of a graph does not depend
-  on the other graphs in its batch.
+- **Dual hypergraph** (:func:`dual_hypergraph`, UB-GOLD's ``DHT``): every *directed* edge entry of the batch
+  (both directions of an undirected edge) is a hypergraph node with features (x_u + x_v) / 2; it lies in
+  the hyperedges of its two endpoints and in a hyperedge of its own (the self-loop); incidences of original
+  nodes met only once are dropped first.
+- **Explainer** (``explainer`` gin, the default, or mlp): GIN layers of width ``explainer_hidden_dim``, ReLU
+  between them (not after the last), ``explainer_readout`` over the layer states, a linear layer, and a
+  softmax over the nodes of each graph (PyG ``softmax``): importances sum to 1 per graph.
+- **Weights**: per graph, importances are divided by their maximum plus 1e-10 (detached for nodes, not for
+  edges, whose gradient also reaches each graph's first maximal edge: torch_scatter's ``scatter_max``), then
+  mapped to 1 + (2w - 1) / 40, so they lie in [1 - 1/40, 1 + 1/40]; the graph view multiplies its input features by
+  them, the hypergraph view its edge features by the edge importances (the product of the endpoints',
+  normalised the same way per graph).
+- **Encoders**: ``encoder_layers`` GIN layers (ReLU after each) on the graph; PyG ``HypergraphConv`` layers
+  (ReLU after each) on the dual hypergraph; ``pooling`` (add) and ``readout`` (concat) of the layer states;
+  a projection head (Linear, ReLU, Linear) per view. Every ``torch.nn.Linear`` is Xavier-uniform with zero
+  bias (``HypergraphConv``'s own linear layer keeps PyG's initialisation), in UB-GOLD's module order.
+- **Loss** (:func:`loss_nce`): per graph, the mean over the two directions of
+  -log(e^{s_ii} / (sum_j e^{s_ij} - e^{s_ii} + 1e-10) + 1e-10), cosine similarities over temperature 0.2,
+  the other graphs of the batch as negatives. Training minimises its batch mean.
+- **Score**: the same loss over the *scoring batch*, negatives included, so a graph's score depends on the
+  other graphs it is scored with (UB-GOLD scores the whole test set as one batch, ``batch_size_test`` 9999).
+
+A graph without edges has an empty hypergraph view that projects to the zero vector, whose cosine is 0 / 0:
+the whole batch's losses are NaN, as in UB-GOLD (the trainer counts non-finite scores). Operations run in
+UB-GOLD's order, in-place divisions included, so the two backends agree to the bit. One departure, where
+UB-GOLD crashes: pooling is sized by the batch's graph count, so a batch whose last graph
+has no edges pools to an empty row instead of a missing one (UB-GOLD then fails on mismatched shapes);
+a batch without any edge is refused with a message.
 """
 
 from __future__ import annotations
@@ -47,23 +45,25 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 from torch_geometric.data import Batch
-from torch_geometric.nn import GINConv, global_add_pool, global_max_pool, global_mean_pool
+from torch_geometric.nn import GINConv, HypergraphConv, global_add_pool, global_max_pool
+from torch_geometric.utils import softmax
 
+from graphaudit.nn.scatter_max import scatter_max
 from graphaudit.nn.trainer import Detector
 
-__all__ = ["SIGNET", "DualHypergraph", "GINStates", "HypergraphStates", "SIGNETConfig", "cross_view_infonce",
-           "dual_hypergraph"]
+__all__ = ["SIGNET", "SIGNETConfig", "dual_hypergraph", "loss_nce"]
 
-_POOLS = {"add": global_add_pool, "mean": global_mean_pool, "max": global_max_pool}
+_POOLS = {"add": global_add_pool, "max": global_max_pool}
 _READOUTS = ("concat", "add", "last")
-_EXPLAINERS = ("gin",)
+_EXPLAINERS = ("gin", "mlp")
+_SCALAR, _EPS = 20, 1e-10
 
 
 @dataclass(frozen=True)
 class SIGNETConfig:
     """SIGNET options under UB-GOLD's names and defaults (``mymain.py``: hidden_dim 16, encoder_layers 5, pooling
-    add, readout concat, explainer gin with 5 layers of width 8 and add readout). ``temperature`` of the
-    InfoNCE loss is this implementation's (a documented assumption, not a spec value)."""
+    add, readout concat, explainer gin with 5 layers of width 8 and add readout). ``explainer`` is UB-GOLD's
+    ``explainer_model``; ``temperature`` is ``loss_nce``'s fixed 0.2."""
 
     hidden_dim: int = 16
     encoder_layers: int = 5
@@ -90,170 +90,174 @@ class SIGNETConfig:
             raise ValueError(f"temperature must be positive, got {self.temperature}")
 
 
-# ---- dual hypergraph transformation --------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class DualHypergraph:
-    """The dual hypergraph of a batch. Hypergraph node k is the undirected edge ``edges[k]`` = (u, v), u <= v,
-    in increasing (u, v) order; the hyperedges are the original nodes (same indices). ``incidence`` is
-    (2, M): row 0 a hypergraph node, row 1 a hyperedge containing it, sorted by node then hyperedge."""
-
-    x: torch.Tensor
-    edges: torch.Tensor
-    incidence: torch.Tensor
-    batch: torch.Tensor
-
-    @property
-    def num_nodes(self) -> int:
-        return self.edges.shape[0]
-
-
-def dual_hypergraph(x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor) -> DualHypergraph:
-    """Swap the roles of nodes and edges: each undirected edge becomes a node with the mean of its endpoints'
-    features, each original node the hyperedge of its incident edges; ``batch`` maps hypergraph nodes to graphs."""
-    num_nodes = x.shape[0]
-    low = torch.minimum(edge_index[0], edge_index[1])
-    high = torch.maximum(edge_index[0], edge_index[1])
-    keys = torch.unique(low * num_nodes + high)  # sorted, so the order is fixed by the edge set alone
-    edges = torch.stack([keys // num_nodes, keys % num_nodes], dim=1)
-    node_ids = torch.arange(edges.shape[0], device=x.device)
-    distinct = edges[:, 0] != edges[:, 1]
-    members = torch.cat([node_ids, node_ids[distinct]])
-    hyperedges = torch.cat([edges[:, 0], edges[distinct, 1]])
-    order = torch.argsort(members * num_nodes + hyperedges)
-    incidence = torch.stack([members[order], hyperedges[order]])
-    features = (x[edges[:, 0]] + x[edges[:, 1]]) / 2
-    return DualHypergraph(x=features, edges=edges, incidence=incidence, batch=batch[edges[:, 0]])
+def dual_hypergraph(edge_index: torch.Tensor, batch: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(incidence ``(2, M)``: hypergraph node = directed edge entry, hyperedge id; the graph of each
+    hypergraph node). Hyperedges: the original nodes, then one self-loop per hypergraph node."""
+    num_edge = edge_index.size(1)
+    if num_edge == 0:
+        raise ValueError("SIGNET needs at least one edge in a batch (UB-GOLD's dual hypergraph fails on none)")
+    device = edge_index.device
+    members = torch.arange(0, num_edge, 1, device=device).repeat_interleave(2).view(1, -1)
+    incidence = torch.cat([members, edge_index.T.reshape(1, -1)], dim=0).long()
+    edge_batch = torch.index_select(batch, 0, incidence[1, :].reshape(-1, 2)[:, 0])
+    counts = incidence[1].bincount()
+    kept = counts[incidence[1]] != 1
+    top = incidence[1].max()
+    loops = torch.cat([torch.arange(0, num_edge, 1, device=device).view(1, -1),
+                       torch.arange(top + 1, top + num_edge + 1, 1, device=device).view(1, -1)], dim=0)
+    return torch.cat([incidence[:, kept], loops], dim=1), edge_batch
 
 
-# ---- building blocks -----------------------------------------------------------------------------------
+def loss_nce(x1: torch.Tensor, x2: torch.Tensor, temperature: float = 0.2) -> torch.Tensor:
+    """Per-row symmetric InfoNCE of two views (UB-GOLD's ``loss_nce``), the other rows as negatives."""
+    rows = x1.size(0)
+    norms_1, norms_2 = x1.norm(dim=1), x2.norm(dim=1)
+    similarity = torch.einsum("ik,jk->ij", x1, x2) / torch.einsum("i,j->ij", norms_1, norms_2)
+    similarity = torch.exp(similarity / temperature)
+    positive = similarity[range(rows), range(rows)]
+    forward = positive / (similarity.sum(dim=0) - positive + 1e-10)
+    backward = positive / (similarity.sum(dim=1) - positive + 1e-10)
+    forward, backward = -torch.log(forward + 1e-10), -torch.log(backward + 1e-10)
+    return (forward + backward) / 2.0
 
-def _mlp(in_dim: int, hidden_dim: int) -> nn.Sequential:
-    return nn.Sequential(nn.Linear(in_dim, hidden_dim), nn.ReLU(), nn.Linear(hidden_dim, hidden_dim))
+
+def _weights(importance: torch.Tensor, groups: torch.Tensor, detach: bool) -> torch.Tensor:
+    """Divide by the per-group maximum (in place, as UB-GOLD), then map to 1 + (2w - 1) / 40. UB-GOLD detaches
+    the maximum of the node importances but not of the edge importances, whose gradient then also flows
+    through the maximum to each group's first maximal edge (torch_scatter's rule)."""
+    top, _ = scatter_max(torch.reshape(importance.detach() if detach else importance, (1, -1)), groups)
+    importance /= top.reshape(-1, 1)[groups] + _EPS
+    return (2 * importance - 1) / (2 * _SCALAR) + 1
 
 
-def _combine(states: list[torch.Tensor], readout: str) -> torch.Tensor:
-    """Join layer-wise representations: concatenated, summed, or the last one."""
+def _readout(states: list[torch.Tensor], readout: str, pool, groups: torch.Tensor, size: int) -> torch.Tensor:
+    if readout == "last":
+        return pool(states[-1], groups, size)
     if readout == "concat":
-        return torch.cat(states, dim=1)
-    if readout == "add":
-        return torch.stack(states).sum(dim=0)
-    return states[-1]
+        return torch.cat([pool(x, groups, size) for x in states], 1)
+    total = 0
+    for x in states:
+        total += pool(x, groups, size)
+    return total
 
 
-def _readout_dim(width: int, layers: int, readout: str) -> int:
-    return width * layers if readout == "concat" else width
+def _gin_mlp(in_dim: int, dim: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(in_dim, dim), nn.ReLU(), nn.Linear(dim, dim))
 
 
-class GINStates(nn.Module):
-    """``num_layers`` GIN layers with ReLU; returns every layer's node states."""
+class GraphView(nn.Module):
+    """GIN layers on the importance-weighted node features."""
 
-    def __init__(self, in_dim: int, hidden_dim: int, num_layers: int) -> None:
+    def __init__(self, in_dim: int, dim: int, layers: int, pooling: str, readout: str) -> None:
         super().__init__()
-        self.convs = nn.ModuleList(GINConv(_mlp(in_dim if i == 0 else hidden_dim, hidden_dim))
-                                   for i in range(num_layers))
+        self.convs = nn.ModuleList(GINConv(_gin_mlp(dim if i else in_dim, dim)) for i in range(layers))
+        self.pool, self.readout = _POOLS[pooling], readout
 
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> list[torch.Tensor]:
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor, importance: torch.Tensor,
+                graphs: int) -> torch.Tensor:
+        x = x * _weights(importance, batch, detach=True)
         states = []
         for conv in self.convs:
             x = F.relu(conv(x, edge_index))
             states.append(x)
-        return states
+        return _readout(states, self.readout, self.pool, batch, graphs)
 
 
-class HypergraphStates(nn.Module):
-    """``num_layers`` hypergraph layers (module docstring: hyperedge mean, then GIN-style sum and MLP) with ReLU;
-    returns every layer's hypergraph-node states."""
+class HypergraphView(nn.Module):
+    """``HypergraphConv`` layers on the dual hypergraph's importance-weighted edge features."""
 
-    def __init__(self, in_dim: int, hidden_dim: int, num_layers: int) -> None:
+    def __init__(self, in_dim: int, dim: int, layers: int, pooling: str, readout: str) -> None:
         super().__init__()
-        self.mlps = nn.ModuleList(_mlp(in_dim if i == 0 else hidden_dim, hidden_dim) for i in range(num_layers))
+        self.convs = nn.ModuleList(HypergraphConv(dim if i else in_dim, dim) for i in range(layers))
+        self.pool, self.readout = _POOLS[pooling], readout
 
-    def forward(self, hyper: DualHypergraph, num_hyperedges: int) -> list[torch.Tensor]:
-        members, hyperedges = hyper.incidence
-        size = torch.zeros(num_hyperedges, device=hyper.x.device).index_add_(
-            0, hyperedges, torch.ones_like(hyperedges, dtype=torch.float)).clamp(min=1.0)
-        x, states = hyper.x, []
-        for mlp in self.mlps:
-            mean = x.new_zeros(num_hyperedges, x.shape[1]).index_add_(0, hyperedges, x[members]) / size[:, None]
-            gathered = torch.zeros_like(x).index_add_(0, members, mean[hyperedges])
-            x = F.relu(mlp(x + gathered))
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor, importance: torch.Tensor,
+                graphs: int) -> torch.Tensor:
+        edge_attr = (x[edge_index[0]] + x[edge_index[1]]) / 2
+        incidence, edge_batch = dual_hypergraph(edge_index, batch)
+        edge_attr = edge_attr * _weights(importance, edge_batch, detach=False)
+        states = []
+        for conv in self.convs:
+            edge_attr = F.relu(conv(edge_attr, incidence))
+            states.append(edge_attr)
+        return _readout(states, self.readout, self.pool, edge_batch, graphs)
+
+
+class GINExplainer(nn.Module):
+    """Node importances: GIN layers (ReLU between them), a readout of their states, a linear layer, a
+    softmax over each graph's nodes."""
+
+    def __init__(self, in_dim: int, dim: int, layers: int, readout: str) -> None:
+        super().__init__()
+        self.convs = nn.ModuleList(GINConv(_gin_mlp(dim if i else in_dim, dim)) for i in range(layers))
+        self.mlp = nn.Linear(dim * layers if readout == "concat" else dim, 1)
+        self.readout = readout
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
+        states = []
+        for i, conv in enumerate(self.convs):
+            x = conv(x, edge_index)
+            if i != len(self.convs) - 1:
+                x = F.relu(x)
             states.append(x)
-        return states
+        if self.readout == "last":
+            joined = states[-1]
+        elif self.readout == "concat":
+            joined = torch.cat(states, 1)
+        else:
+            joined = 0
+            for state in states:
+                joined += state
+        return softmax(self.mlp(joined), batch)
 
 
-def _normalised_weight(log_p: torch.Tensor, batch: torch.Tensor, num_graphs: int) -> torch.Tensor:
-    """p / max of p within the graph, from log p; the maximum is detached (a scale, not a learning signal)."""
-    peak = log_p.new_zeros(num_graphs).scatter_reduce(0, batch, log_p.detach(), "amax", include_self=False)
-    return torch.exp(log_p - peak[batch])
+class MLPExplainer(nn.Module):
+    """Node importances from the node features alone: linear layers with ReLU, a linear layer, a softmax."""
+
+    def __init__(self, in_dim: int, dim: int, layers: int) -> None:
+        super().__init__()
+        self.mlps = nn.ModuleList(nn.Sequential(nn.Linear(dim if i else in_dim, dim)) for i in range(layers))
+        self.final_mlp = nn.Linear(dim, 1)
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
+        for mlp in self.mlps:
+            x = F.relu(mlp(x))
+        return softmax(self.final_mlp(x), batch)
 
 
-def cross_view_infonce(z1: torch.Tensor, z2: torch.Tensor, temperature: float) -> torch.Tensor:
-    """Per-graph symmetric InfoNCE between two views, shape ``(num_graphs,)``.
+def _projection(dim: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(dim, dim), nn.ReLU(inplace=True), nn.Linear(dim, dim))
 
-    With s_ij = cos(z1_i, z2_j) / temperature: loss_i = (lse_{j != i} s_ij + lse_{j != i} s_ji) / 2 - s_ii.
-    One graph alone has no negatives: its loss is -s_ii.
-    """
-    sim = F.normalize(z1, dim=1) @ F.normalize(z2, dim=1).T / temperature  # a zero vector has cosine 0
-    positive = sim.diagonal()
-    if sim.shape[0] == 1:
-        return -positive
-    negatives = sim.masked_fill(torch.eye(sim.shape[0], dtype=torch.bool, device=sim.device), float("-inf"))
-    return (torch.logsumexp(negatives, dim=1) + torch.logsumexp(negatives, dim=0)) / 2 - positive
-
-
-# ---- the detector --------------------------------------------------------------------------------------
 
 class SIGNET(Detector):
-    """Self-interpretable GLAD: cross-view InfoNCE between a graph's and its dual hypergraph's bottleneck
-    embeddings; the anomaly score is the graph's cross-view disagreement (module docstring)."""
+    """The two views, the explainer and the cross-view InfoNCE of UB-GOLD's SIGNET."""
 
     def __init__(self, in_dim: int, config: SIGNETConfig | None = None) -> None:
         super().__init__()
-        self.config = config or SIGNETConfig()
-        cfg = self.config
-        self.explainer = GINStates(in_dim, cfg.explainer_hidden_dim, cfg.explainer_layers)
-        self.explainer_head = nn.Linear(
-            _readout_dim(cfg.explainer_hidden_dim, cfg.explainer_layers, cfg.explainer_readout), 1)
-        self.graph_encoder = GINStates(in_dim, cfg.hidden_dim, cfg.encoder_layers)
-        self.hyper_encoder = HypergraphStates(in_dim, cfg.hidden_dim, cfg.encoder_layers)
-        embedding_dim = _readout_dim(cfg.hidden_dim, cfg.encoder_layers, cfg.readout)
-        self.graph_head = _mlp(embedding_dim, embedding_dim)
-        self.hyper_head = _mlp(embedding_dim, embedding_dim)
-        self.pool = _POOLS[cfg.pooling]
+        c = self.config = config or SIGNETConfig()
+        width = c.hidden_dim * (c.encoder_layers if c.readout == "concat" else 1)
+        self.explainer = (GINExplainer(in_dim, c.explainer_hidden_dim, c.explainer_layers, c.explainer_readout)
+                          if c.explainer == "gin" else MLPExplainer(in_dim, c.explainer_hidden_dim, c.explainer_layers))
+        self.encoder = GraphView(in_dim, c.hidden_dim, c.encoder_layers, c.pooling, c.readout)
+        self.encoder_hyper = HypergraphView(in_dim, c.hidden_dim, c.encoder_layers, c.pooling, c.readout)
+        self.proj_head = _projection(width)
+        self.proj_head_hyper = _projection(width)
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.xavier_uniform_(module.weight.data)
+                if module.bias is not None:
+                    module.bias.data.fill_(0.0)
 
-    def node_log_probability(self, batch: Batch) -> torch.Tensor:
-        """log p_i of every node being in the bottleneck subgraph, shape ``(num_nodes,)``."""
-        states = self.explainer(batch.x, batch.edge_index)
-        return F.logsigmoid(self.explainer_head(_combine(states, self.config.explainer_readout))).squeeze(1)
-
-    def importance(self, batch: Batch, hyper: DualHypergraph) -> tuple[torch.Tensor, torch.Tensor]:
-        """Bottleneck weights of the graph nodes and of the hypergraph nodes (edges, p_u * p_v), each divided
-        by its maximum within the graph."""
-        log_p = self.node_log_probability(batch)
-        log_edge = log_p[hyper.edges[:, 0]] + log_p[hyper.edges[:, 1]]
-        return (_normalised_weight(log_p, batch.batch, batch.num_graphs),
-                _normalised_weight(log_edge, hyper.batch, batch.num_graphs))
-
-    def embed(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-        """Projected graph-view and hypergraph-view embeddings, each ``(num_graphs, embedding_dim)``."""
-        hyper = dual_hypergraph(batch.x, batch.edge_index, batch.batch)
-        node_weight, edge_weight = self.importance(batch, hyper)
-        graph_states = self.graph_encoder(batch.x, batch.edge_index)
-        hyper_states = self.hyper_encoder(hyper, batch.num_nodes)
-        graph_emb = self._pool(graph_states, node_weight, batch.batch, batch.num_graphs)
-        hyper_emb = self._pool(hyper_states, edge_weight, hyper.batch, batch.num_graphs)
-        return self.graph_head(graph_emb), self.hyper_head(hyper_emb)
-
-    def _pool(self, states: list[torch.Tensor], weight: torch.Tensor, index: torch.Tensor,
-              num_graphs: int) -> torch.Tensor:
-        pooled = [self.pool(h * weight[:, None], index, num_graphs) for h in states]
-        return _combine(pooled, self.config.readout)
+    def views(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """The projected graph-view and hypergraph-view embeddings, ``(num_graphs, width)`` each."""
+        node_importance = self.explainer(batch.x, batch.edge_index, batch.batch)
+        edge_importance = node_importance[batch.edge_index[0]] * node_importance[batch.edge_index[1]]
+        y = self.encoder(batch.x, batch.edge_index, batch.batch, node_importance, batch.num_graphs)
+        y_hyper = self.encoder_hyper(batch.x, batch.edge_index, batch.batch, edge_importance, batch.num_graphs)
+        return self.proj_head(y), self.proj_head_hyper(y_hyper)
 
     def loss(self, batch: Batch) -> torch.Tensor:
-        return cross_view_infonce(*self.embed(batch), self.config.temperature)
+        return loss_nce(*self.views(batch), self.config.temperature)
 
     def score(self, batch: Batch) -> torch.Tensor:
-        graph_emb, hyper_emb = self.embed(batch)
-        agreement = (F.normalize(graph_emb, dim=1) * F.normalize(hyper_emb, dim=1)).sum(dim=1)
-        return -agreement / self.config.temperature
+        return self.loss(batch)

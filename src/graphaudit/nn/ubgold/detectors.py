@@ -23,10 +23,11 @@ from torch_geometric.data import Batch
 
 from graphaudit.nn.detectors import OCGINConfig, OCGTLConfig
 from graphaudit.nn.glocalkd import GLocalKDConfig, dense_blocks
+from graphaudit.nn.signet import SIGNETConfig
 from graphaudit.nn.trainer import Detector
 from graphaudit.nn.ubgold import loader
 
-__all__ = ["OCGIN", "OCGTL", "GLocalKD", "prepare"]
+__all__ = ["OCGIN", "OCGTL", "SIGNET", "GLocalKD", "prepare"]
 
 
 def prepare(root: str | Path, device: torch.device | str) -> None:
@@ -122,6 +123,28 @@ class GLocalKD(Detector):
     def before_step(self) -> None:
         if self.config.clip is not None:
             torch.nn.utils.clip_grad_norm_(self.student.parameters(), self.config.clip)
+
+    def score(self, batch: Batch) -> torch.Tensor:
+        return self.loss(batch)
+
+
+class SIGNET(Detector):
+    """``GAOOD.nn.signet.SIGNET``: ``loss_nce(y, y_hyper)``, its batch mean in training (``forward_model``) and
+    the per-graph values over the scoring batch as the score (``decision_function``)."""
+
+    def __init__(self, in_dim: int, config: SIGNETConfig | None = None) -> None:
+        super().__init__()
+        self.config = config or SIGNETConfig()
+        if self.config.temperature != 0.2:
+            raise ValueError("UB-GOLD's SIGNET fixes the InfoNCE temperature at 0.2; other values exist only in "
+                             "the own backend")
+        fields = dataclasses.asdict(self.config)
+        args = SimpleNamespace(**fields, explainer_model=fields.pop("explainer"))
+        self.model = loader.import_module("nn.signet").SIGNET(in_dim, 0, args, str(loader.current_device()))
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        y, y_hyper, _, _ = self.model(batch)
+        return self.model.loss_nce(y, y_hyper)
 
     def score(self, batch: Batch) -> torch.Tensor:
         return self.loss(batch)
