@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from graphaudit.glad.leaderboard import (REQUIRED, analysis_datasets, build_analysis, decisions_table, fold_means,
-                                         friedman_tables,
+from graphaudit.glad.leaderboard import (LEADERBOARD_PROTOCOLS, REQUIRED, analysis_datasets, build_analysis,
+                                         decisions_table, fold_means, friedman_tables, per_dataset_table,
+                                         reference_rows_per_dataset, robustness_table,
                                          hp_gap_table, kendall_table, leaderboard_table, leakage_table,
                                          perm_null_table, reference_rows, significance_table, size_matched_table,
                                          table30)
@@ -185,3 +186,49 @@ def test_decisions_follow_the_preregistered_rules() -> None:
     table = decisions_table(leakage, hp_gap, changed, result).set_index("rule")
     assert (table.loc["G2a", "verdict"], table.loc["G", "verdict"]) == ("met", "met")
     assert decisions_table(leakage, hp_gap, kendall, analysis()).set_index("rule").loc["G1", "verdict"] == "not met"
+
+
+def test_robustness_leaves_each_dataset_out_and_reads_the_default_runs() -> None:
+    """A vs Val-Normal gaps per dataset (5, 4, 5), B (1, 2, 0), C (10, 9, 8): pooled 44 / 9; leaving COX2 out
+    (5 + 5 + 1 + 0 + 10 + 8) / 6 = 29 / 6; COX2 alone (4 + 2 + 9) / 3 = 5; default runs: Oracle on the default
+    run is HP-Free there (the synthetic frame sets them equal), so 0."""
+    table = robustness_table(analysis())
+    vn = table[table["versus"] == "val_normal"].set_index(["check", "dataset"])["leakage"]
+    assert vn[("all datasets", "")] == pytest.approx(44 / 9)
+    assert vn[("leave one out", "COX2")] == pytest.approx(29 / 6)
+    assert vn[("one dataset", "COX2")] == pytest.approx(5.0)
+    default = table[table["check"] == "default-setting runs"]["leakage"]
+    assert default.tolist() == [pytest.approx(0.0)]
+
+
+def test_per_dataset_tables_hold_every_row_and_their_mean() -> None:
+    extra = pd.DataFrame([{"detector": "Size only", "kind": "reference", "dataset": ds, "auroc": v}
+                          for ds, v in zip(DATASETS, (60.0, 70.0, 80.0))])
+    table = per_dataset_table(analysis(), extra, "last").set_index("detector")
+    assert list(table.columns[:4]) == ["kind", "BZR", "COX2", "DHFR"]
+    assert table.loc["A", "COX2"] == 64.0 and table.loc["A", "mean"] == pytest.approx((74 + 64 + 88) / 3)
+    assert table.loc["Size only", "mean"] == 70.0 and table.index.tolist() == ["A", "Size only", "B", "C"]
+
+
+def test_reference_rows_per_dataset_take_tuned_kernels_except_under_hp_free() -> None:
+    references = pd.DataFrame([{"method": "Size only", "fit": "train", "dataset": "BZR", "fold": f, "auroc": v}
+                               for f, v in ((0, 60.0), (1, 62.0))])
+    kernels = pd.DataFrame([{"method": "WL-IF", "fit": "train", "dataset": "BZR", "setting": s, "auroc": v}
+                            for s, v in (("default", 55.0), ("tuned", 65.0))])
+    rows = reference_rows_per_dataset(references, kernels, "val_normal").set_index("detector")
+    assert rows.loc["Size only", "auroc"] == 61.0 and rows.loc["WL-IF", "auroc"] == 65.0
+    assert reference_rows_per_dataset(references, kernels, "hp_free").set_index("detector").loc["WL-IF", "auroc"] == 55.0
+
+
+def test_figures_3_to_5_are_written_as_png_and_svg(tmp_path) -> None:
+    from graphaudit.glad import figures
+
+    result = analysis()
+    leakage, hp_gap = leakage_table(result), hp_gap_table(result)
+    board = leaderboard_table(result, pd.DataFrame(), LEADERBOARD_PROTOCOLS)
+    figures.fig3(board, tmp_path / "fig3.png")
+    figures.fig4(leakage, tmp_path / "fig4.png")
+    figures.fig5(hp_gap, tmp_path / "fig5.png")
+    for name in ("fig3", "fig4", "fig5"):
+        assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert b"<svg" in (tmp_path / f"{name}.svg").read_bytes()

@@ -185,6 +185,7 @@ rule glad:
     input:
         rules.glad_tables.output,
         rules.glad_deep_tables.output if DEEP_DETECTORS and DEEP_DATASETS else [],
+        rules.glad_deep_figures.output if DEEP_DETECTORS and DEEP_DATASETS else [],
 
 
 STUDY_TARGETS["glad"] = list(rules.glad.input)

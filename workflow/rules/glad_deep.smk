@@ -103,12 +103,17 @@ rule glad_deep_tables:
         hp_gap="results/glad/tables/hp_gap.csv",
         kendall="results/glad/tables/kendall.csv",
         decisions="results/glad/tables/decisions.csv",
+        robustness="results/glad/tables/robustness.csv",
         friedman="results/glad/tables/friedman.csv",
         pairwise="results/glad/tables/pairwise.csv",
         perm_null="results/glad/tables/perm_null.csv",
         size_matched="results/glad/tables/size_matched.csv",
         table2="results/glad/tables/table2.csv",
         table23="results/glad/tables/table23.csv",
+        table24="results/glad/tables/table24.csv",
+        table25="results/glad/tables/table25.csv",
+        table26="results/glad/tables/table26.csv",
+        table27="results/glad/tables/table27.csv",
         table30="results/glad/tables/table30.csv",
         table31="results/glad/tables/table31.csv",
         table32="results/glad/tables/table32.csv",
@@ -123,9 +128,42 @@ rule glad_deep_tables:
         RUN
 
 
+rule glad_deep_figures:
+    input:
+        table23=rules.glad_deep_tables.output.table23,
+        leakage=rules.glad_deep_tables.output.leakage,
+        hp_gap=rules.glad_deep_tables.output.hp_gap,
+    output:
+        fig3="results/glad/figures/fig3.png",
+        fig4="results/glad/figures/fig4.png",
+        fig5="results/glad/figures/fig5.png",
+    params:
+        entry="graphaudit.glad.deep_tasks:deep_figures",
+    log:
+        "logs/glad/deep_figures.log",
+    script:
+        RUN
+
+
 rule glad_detectors:
     input:
         rules.glad_deep_tables.output,
+        rules.glad_deep_figures.output,
+
+
+rule fig3_glad:
+    input:
+        rules.glad_deep_figures.output.fig3,
+
+
+rule fig4_glad:
+    input:
+        rules.glad_deep_figures.output.fig4,
+
+
+rule fig5_glad:
+    input:
+        rules.glad_deep_figures.output.fig5,
 
 
 rule glad_decisions:
@@ -141,6 +179,26 @@ rule table2_glad:
 rule table23_glad:
     input:
         rules.glad_deep_tables.output.table23,
+
+
+rule table24_glad:
+    input:
+        rules.glad_deep_tables.output.table24,
+
+
+rule table25_glad:
+    input:
+        rules.glad_deep_tables.output.table25,
+
+
+rule table26_glad:
+    input:
+        rules.glad_deep_tables.output.table26,
+
+
+rule table27_glad:
+    input:
+        rules.glad_deep_tables.output.table27,
 
 
 rule table30_glad:

@@ -15,6 +15,7 @@ from graphaudit.common.atomic import write_json
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
+from graphaudit.glad import figures
 from graphaudit.glad import leaderboard as lb
 from graphaudit.glad import replay
 from graphaudit.glad.datasets import node_colours
@@ -99,9 +100,16 @@ def replay_detector(ctx: RuleContext) -> None:
         write_table(frame, ctx.output[name])
 
 
+def deep_figures(ctx: RuleContext) -> None:
+    """Figures 3-5 from Table 23, the leakage and the hyperparameter-gap tables."""
+    figures.fig3(pd.read_csv(ctx.input["table23"]), ctx.output["fig3"])
+    figures.fig4(pd.read_csv(ctx.input["leakage"]), ctx.output["fig4"])
+    figures.fig5(pd.read_csv(ctx.input["hp_gap"]), ctx.output["fig5"])
+
+
 def deep_tables(ctx: RuleContext) -> None:
-    """leaderboard, leakage, hp_gap, kendall, decisions, friedman, pairwise, perm_null, size_matched and
-    Tables 2, 23, 30-34 from every replay, with part 1's references and kernels as extra leaderboard rows."""
+    """leaderboard, leakage, hp_gap, kendall, decisions, robustness, friedman, pairwise, perm_null,
+    size_matched and Tables 2, 23-27, 30-34 from every replay, with part 1's references and kernels as extra leaderboard rows."""
     deep, out = ctx.params["deep"], ctx.output
     protocols = read_tables(ctx.input_list("protocols"))
     analysis = lb.build_analysis(protocols, deep["bootstrap"], stable_seed("glad", "dataset-bootstrap"))
@@ -134,5 +142,13 @@ def deep_tables(ctx: RuleContext) -> None:
     write_table(lb.leaderboard_table(analysis, extra, lb.LEADERBOARD_PROTOCOLS), out["table23"],
                 title="Table 23: full leaderboard (detectors implemented here, kernels, references)")
     write_table(lb.table30(leakage), out["table30"], title="Table 30: leakage per detector")
+    write_table(lb.robustness_table(analysis), out["robustness"],
+                title="Robustness: leakage per dataset, leaving one out, on the default-setting runs")
+    references, kernels = pd.read_csv(ctx.input["references"]), kernel_settings(pd.read_csv(ctx.input["kernels"]))
+    for table, protocol in (("table24", "oracle_own"), ("table25", "last"), ("table26", "val_normal"),
+                            ("table27", "hp_free")):
+        extra_rows = lb.reference_rows_per_dataset(references, kernels, protocol)
+        write_table(lb.per_dataset_table(analysis, extra_rows[extra_rows["dataset"].isin(analysis.datasets)],
+                                         protocol), out[table], title=f"{table.title()}: {protocol} AUROC per dataset")
     write_table(lb.selectors_table(analysis), out["table31"], title="Table 31: label-free selectors, pilot detectors")
     write_table(lb.auprc_fpr_table(analysis), out["table33"], title="Table 33: AUPRC and FPR95")

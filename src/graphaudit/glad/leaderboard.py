@@ -354,6 +354,57 @@ def _g2b_row(hp_gap: pd.DataFrame) -> dict[str, object]:
             "verdict": "met" if gap >= G2B_MIN_GAP else "not met", "inputs": f"gap {gap:.3f}"}
 
 
+def robustness_table(analysis: Analysis) -> pd.DataFrame:
+    """robustness.csv (spec E10): pooled leakage (Oracle, UB-GOLD rule, minus Val-Normal / Last) on every
+    analysis dataset, leaving each dataset out in turn, per dataset, and on the default-setting runs
+    (Oracle on the default run minus HP-Free, the paper's "4.43 on the default-hyperparameter runs")."""
+    if not analysis.detectors:
+        return pd.DataFrame(columns=["check", "versus", "dataset", "leakage"])
+    oracle, rows = analysis.matrix("oracle_ub"), []
+    for versus in LEAKAGE_REFERENCES:
+        gap = oracle - analysis.matrix(versus)
+        rows.append({"check": "all datasets", "versus": versus, "dataset": "", "leakage": float(gap.mean())})
+        for j, dataset in enumerate(analysis.datasets):
+            if len(analysis.datasets) > 1:
+                rest = np.delete(gap, j, axis=1)
+                rows.append({"check": "leave one out", "versus": versus, "dataset": dataset,
+                             "leakage": float(rest.mean())})
+            rows.append({"check": "one dataset", "versus": versus, "dataset": dataset,
+                         "leakage": float(gap[:, j].mean())})
+    default_gap = analysis.matrix("oracle_default") - analysis.matrix("hp_free")
+    rows.append({"check": "default-setting runs", "versus": "hp_free", "dataset": "",
+                 "leakage": float(default_gap.mean())})
+    return pd.DataFrame(rows).assign(**analysis.context())
+
+
+def per_dataset_table(analysis: Analysis, extra: pd.DataFrame, protocol: str) -> pd.DataFrame:
+    """Tables 24-27: one protocol's fold-mean AUROC per detector (and reference / kernel row) and dataset,
+    with the mean over the datasets; ``extra`` holds the other rows per dataset (``detector``, ``kind``,
+    ``dataset``, ``auroc``)."""
+    means = analysis.means[analysis.means["protocol"] == protocol].assign(kind="detector")
+    rows = pd.concat([means[["detector", "kind", "dataset", "auroc"]], extra], ignore_index=True)
+    wide = rows.pivot_table(index=["detector", "kind"], columns="dataset", values="auroc", aggfunc="first")
+    wide = wide.reindex(columns=analysis.datasets)
+    wide["mean"] = wide.mean(axis=1, skipna=False)
+    wide = wide.reset_index().sort_values("mean", ascending=False, kind="stable")
+    return wide.reset_index(drop=True).assign(protocol=protocol, **analysis.context())
+
+
+def reference_rows_per_dataset(references: pd.DataFrame, kernel_settings: pd.DataFrame, protocol: str
+                               ) -> pd.DataFrame:
+    """Per-dataset rows of part 1's methods for one protocol of Tables 24-27 (train fit): a reference's one
+    value; a kernel's tuned value under the test-selected protocols and its default under HP-Free."""
+    refs = references[references["fit"] == "train"].groupby(["method", "dataset"], as_index=False)["auroc"].mean()
+    kernels = kernel_settings[kernel_settings["fit"] == "train"]
+    setting = "default" if protocol == "hp_free" else "tuned"
+    chosen = kernels[kernels["setting"] == setting]
+    if chosen.empty:
+        chosen = kernels[kernels["setting"] == "default"]
+    chosen = chosen.groupby(["method", "dataset"], as_index=False)["auroc"].mean()
+    return pd.concat([refs.assign(kind="reference"), chosen.assign(kind="kernel")], ignore_index=True).rename(
+        columns={"method": "detector"})
+
+
 def selectors_table(analysis: Analysis) -> pd.DataFrame:
     """Table 31 (the post hoc selectors this project implements, on the pilot detectors present): mean
     AUROC per selector and its difference from Val-Normal."""
