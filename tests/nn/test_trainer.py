@@ -211,10 +211,8 @@ def test_checkpoint_loads_with_weights_only(tmp_path: Path) -> None:
     assert content["epoch"] == 2 and set(content["rng"]) >= {"python", "numpy", "torch", "loader"}
 
 
-class BatchDependentOCGIN(OCGIN):
-    """OCGIN declaring its scores batch-dependent; remembers batch sizes."""
-
-    batch_independent_scores = False
+class CountingOCGIN(OCGIN):
+    """OCGIN (GraphNorm: per-graph statistics) that remembers the sizes of the batches it scores."""
 
     def __init__(self) -> None:
         super().__init__(2, OCGINConfig(hidden_dim=8, num_layer=2))
@@ -225,18 +223,12 @@ class BatchDependentOCGIN(OCGIN):
         return super().score(batch)
 
 
-class WholeBatchOCGIN(OCGIN):
-    """OCGIN (GraphNorm: per-graph statistics) declaring its scores batch-independent; remembers batch sizes."""
-
+class WholeBatchOCGIN(CountingOCGIN):
     batch_independent_scores = True
 
-    def __init__(self) -> None:
-        super().__init__(2, OCGINConfig(hidden_dim=8, num_layer=2))
-        self.scored_batches: list[int] = []
 
-    def score(self, batch: Batch) -> torch.Tensor:
-        self.scored_batches.append(batch.num_graphs)
-        return super().score(batch)
+class BatchDependentOCGIN(CountingOCGIN):
+    batch_independent_scores = False
 
 
 def test_batch_independent_detectors_score_in_large_batches(tmp_path: Path) -> None:

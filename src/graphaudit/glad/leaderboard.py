@@ -397,11 +397,11 @@ def reference_rows_per_dataset(references: pd.DataFrame, kernel_settings: pd.Dat
     refs = references[references["fit"] == "train"].groupby(["method", "dataset"], as_index=False)["auroc"].mean()
     kernels = kernel_settings[kernel_settings["fit"] == "train"]
     setting = "default" if protocol == "hp_free" else "tuned"
-    chosen = kernels[kernels["setting"] == setting]
+    chosen, kind = kernels[kernels["setting"] == setting], "kernel"
     if chosen.empty:
-        chosen = kernels[kernels["setting"] == "default"]
+        chosen, kind = kernels[kernels["setting"] == "default"], "kernel (grid not run: default)"
     chosen = chosen.groupby(["method", "dataset"], as_index=False)["auroc"].mean()
-    return pd.concat([refs.assign(kind="reference"), chosen.assign(kind="kernel")], ignore_index=True).rename(
+    return pd.concat([refs.assign(kind="reference"), chosen.assign(kind=kind)], ignore_index=True).rename(
         columns={"method": "detector"})
 
 

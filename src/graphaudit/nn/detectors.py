@@ -23,13 +23,12 @@ from torch import nn
 from torch_geometric.data import Batch
 from torch_geometric.nn import GINConv, GraphNorm, global_add_pool, global_max_pool, global_mean_pool
 
-from graphaudit.nn.projected_gin import ProjectedGIN
+from graphaudit.nn.projected_gin import ProjectedGIN, check_gin_options
 from graphaudit.nn.trainer import Detector
 
 __all__ = ["GINConfig", "GINEncoder", "OCGIN", "OCGINConfig", "OCGTL", "OCGTLConfig"]
 
 _POOLS = {"add": global_add_pool, "mean": global_mean_pool, "max": global_max_pool}
-_NORMS = ("gn", "none")
 _CENTERS = ("zeros", "initial_mean")
 
 
@@ -71,12 +70,7 @@ class GINEncoder(nn.Module):
     def __init__(self, in_dim: int, hidden_dim: int, num_layer: int, norm_layer: str, aggregation: str,
                  bias: bool) -> None:
         super().__init__()
-        if norm_layer not in _NORMS:
-            raise ValueError(f"norm_layer must be one of {_NORMS}, got {norm_layer!r}")
-        if aggregation not in _POOLS:
-            raise ValueError(f"aggregation must be one of {sorted(_POOLS)}, got {aggregation!r}")
-        if num_layer < 1:
-            raise ValueError(f"num_layer must be at least 1, got {num_layer}")
+        check_gin_options(norm_layer, aggregation, num_layer, _POOLS)
         self.pool = _POOLS[aggregation]
         self.convs = nn.ModuleList()
         self.norms = nn.ModuleList()

@@ -22,8 +22,8 @@ Training loss and anomaly score are this error. UB-GOLD's dense layout is kept, 
   default; UB-GOLD's shared ``dropout`` option never reaches GLocalKD).
 - Objective: UB-GOLD calls ``loss.backward(loss.detach())`` on the batch loss
   ``L = mean_G(graph MSE) + mean_G(node MSE)``, so the gradient is ``L * grad L``
-  (:meth:`GLocalKD.objective`); the predictor's gradient norm is then clipped to ``clip``
-  (:meth:`GLocalKD.before_step`).
+  (:meth:`DistillationDetector.objective`); the predictor's gradient norm is then clipped to ``clip``
+  (:meth:`DistillationDetector.before_step`).
 - The training behaviours (per-batch ``StepLR(50, 0.5)``, batches built once) belong to the trainer:
   :data:`GLOCALKD_TRAINING`. UB-GOLD builds its test batches once before training, so its evaluation draws
   nothing from the training RNG: the glad catalogue fixes ``test_rng: isolated`` for it.
@@ -35,6 +35,7 @@ the same law from another point of the stream.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 
 import torch
@@ -45,7 +46,8 @@ from torch_geometric.utils import to_dense_adj, to_dense_batch
 
 from graphaudit.nn.trainer import Detector
 
-__all__ = ["GLOCALKD_TRAINING", "DenseGraphConv", "GLocalKD", "GLocalKDConfig", "GraphConvEncoder", "dense_blocks"]
+__all__ = ["GLOCALKD_TRAINING", "DenseGraphConv", "DistillationDetector", "GLocalKD", "GLocalKDConfig",
+           "GraphConvEncoder", "dense_blocks"]
 
 GLOCALKD_TRAINING = {"lr_step_size": 50, "lr_gamma": 0.5, "shuffle_train": False}
 """``TrainConfig`` settings that are part of GLocalKD as UB-GOLD runs it (spec 3.4 U18): the learning rate
@@ -156,28 +158,19 @@ class GraphConvEncoder(nn.Module):
         return x, torch.max(x, dim=1)[0]
 
 
-class GLocalKD(Detector):
-    """Random-target distillation: the predictor learns the frozen target's node and graph embeddings."""
+class DistillationDetector(Detector):
+    """Loss, objective, clipping and score of GLocalKD given its two error terms; the own network and the
+    ubgold adapter differ only in :meth:`errors` and in which parameters are trained."""
 
-    def __init__(self, in_dim: int, config: GLocalKDConfig | None = None) -> None:
-        super().__init__()
-        self.config = config or GLocalKDConfig()
-        self.target = self._encoder(in_dim, dropout=0.0)
-        self.predictor = self._encoder(in_dim, dropout=self.config.predictor_dropout)
-        self.target.requires_grad_(False)
+    config: GLocalKDConfig
 
-    def _encoder(self, in_dim: int, dropout: float) -> GraphConvEncoder:
-        c = self.config
-        return GraphConvEncoder(in_dim, c.hidden_dim, c.num_layer, c.output_dim, c.bn, c.bias, dropout)
-
+    @abstractmethod
     def errors(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """(graph-level MSE, node-level MSE averaged over the padded positions), each ``(num_graphs,)``."""
-        x, adj = dense_blocks(batch, self.config.max_nodes_num)
-        node_pred, graph_pred = self.predictor(x, adj)
-        node_target, graph_target = self.target(x, adj)
-        node_error = torch.mean(F.mse_loss(node_pred, node_target, reduction="none"), dim=2).mean(dim=1)
-        graph_error = F.mse_loss(graph_pred, graph_target, reduction="none").mean(dim=1)
-        return graph_error, node_error
+
+    @abstractmethod
+    def trained(self) -> nn.Module:
+        """The network the optimiser moves and the clipping applies to (the predictor / student)."""
 
     def loss(self, batch: Batch) -> torch.Tensor:
         graph_error, node_error = self.errors(batch)
@@ -192,7 +185,33 @@ class GLocalKD(Detector):
 
     def before_step(self) -> None:
         if self.config.clip is not None:
-            torch.nn.utils.clip_grad_norm_(self.predictor.parameters(), self.config.clip)
+            torch.nn.utils.clip_grad_norm_(self.trained().parameters(), self.config.clip)
 
     def score(self, batch: Batch) -> torch.Tensor:
         return self.loss(batch)
+
+
+class GLocalKD(DistillationDetector):
+    """Random-target distillation: the predictor learns the frozen target's node and graph embeddings."""
+
+    def __init__(self, in_dim: int, config: GLocalKDConfig | None = None) -> None:
+        super().__init__()
+        self.config = config or GLocalKDConfig()
+        self.target = self._encoder(in_dim, dropout=0.0)
+        self.predictor = self._encoder(in_dim, dropout=self.config.predictor_dropout)
+        self.target.requires_grad_(False)
+
+    def _encoder(self, in_dim: int, dropout: float) -> GraphConvEncoder:
+        c = self.config
+        return GraphConvEncoder(in_dim, c.hidden_dim, c.num_layer, c.output_dim, c.bn, c.bias, dropout)
+
+    def trained(self) -> nn.Module:
+        return self.predictor
+
+    def errors(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        x, adj = dense_blocks(batch, self.config.max_nodes_num)
+        node_pred, graph_pred = self.predictor(x, adj)
+        node_target, graph_target = self.target(x, adj)
+        node_error = torch.mean(F.mse_loss(node_pred, node_target, reduction="none"), dim=2).mean(dim=1)
+        graph_error = F.mse_loss(graph_pred, graph_target, reduction="none").mean(dim=1)
+        return graph_error, node_error

@@ -14,6 +14,8 @@ UB-GOLD's draw for draw; parameter names match UB-GOLD's, so state dicts load ac
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -21,10 +23,20 @@ from torch_geometric.data import Batch
 from torch_geometric.nn import GINConv, global_add_pool, global_mean_pool
 from torch_geometric.utils import scatter
 
-__all__ = ["BatchGraphNorm", "ProjectedGIN", "ProjectionMLP"]
+__all__ = ["NORMS", "BatchGraphNorm", "ProjectedGIN", "ProjectionMLP", "check_gin_options"]
 
 _POOLS = {"add": global_add_pool, "mean": global_mean_pool}
-_NORMS = ("gn", "none")
+NORMS = ("gn", "none")
+
+
+def check_gin_options(norm_layer: str, aggregation: str, num_layer: int, pools: Mapping[str, object]) -> None:
+    """UB-GOLD's GIN options: ``norm_layer`` gn or none, ``aggregation`` one of ``pools``, at least one layer."""
+    if norm_layer not in NORMS:
+        raise ValueError(f"norm_layer must be one of {NORMS}, got {norm_layer!r}")
+    if aggregation not in pools:
+        raise ValueError(f"aggregation must be one of {sorted(pools)}, got {aggregation!r}")
+    if num_layer < 1:
+        raise ValueError(f"num_layer must be at least 1, got {num_layer}")
 
 
 class BatchGraphNorm(nn.Module):
@@ -73,12 +85,7 @@ class ProjectedGIN(nn.Module):
     def __init__(self, in_dim: int, hidden_dim: int, out_dim: int, num_layer: int, norm_layer: str,
                  aggregation: str, bias: bool) -> None:
         super().__init__()
-        if norm_layer not in _NORMS:
-            raise ValueError(f"norm_layer must be one of {_NORMS}, got {norm_layer!r}")
-        if aggregation not in _POOLS:
-            raise ValueError(f"aggregation must be one of {sorted(_POOLS)}, got {aggregation!r}")
-        if num_layer < 1:
-            raise ValueError(f"num_layer must be at least 1, got {num_layer}")
+        check_gin_options(norm_layer, aggregation, num_layer, _POOLS)
         self.pool = _POOLS[aggregation]
         self.use_norm = norm_layer == "gn"
         nns, convs, norms, projs = [], [], [], []

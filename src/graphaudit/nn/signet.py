@@ -141,6 +141,15 @@ def _readout(states: list[torch.Tensor], readout: str, pool, groups: torch.Tenso
     return total
 
 
+def _relu_states(convs: nn.ModuleList, x: torch.Tensor, index: torch.Tensor) -> list[torch.Tensor]:
+    """Every layer's states, ReLU after each convolution."""
+    states = []
+    for conv in convs:
+        x = F.relu(conv(x, index))
+        states.append(x)
+    return states
+
+
 def _gin_mlp(in_dim: int, dim: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(in_dim, dim), nn.ReLU(), nn.Linear(dim, dim))
 
@@ -156,11 +165,7 @@ class GraphView(nn.Module):
     def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor, importance: torch.Tensor,
                 graphs: int) -> torch.Tensor:
         x = x * _weights(importance, batch, detach=True)
-        states = []
-        for conv in self.convs:
-            x = F.relu(conv(x, edge_index))
-            states.append(x)
-        return _readout(states, self.readout, self.pool, batch, graphs)
+        return _readout(_relu_states(self.convs, x, edge_index), self.readout, self.pool, batch, graphs)
 
 
 class HypergraphView(nn.Module):
@@ -176,11 +181,7 @@ class HypergraphView(nn.Module):
         edge_attr = (x[edge_index[0]] + x[edge_index[1]]) / 2
         incidence, edge_batch = dual_hypergraph(edge_index, batch)
         edge_attr = edge_attr * _weights(importance, edge_batch, detach=False)
-        states = []
-        for conv in self.convs:
-            edge_attr = F.relu(conv(edge_attr, incidence))
-            states.append(edge_attr)
-        return _readout(states, self.readout, self.pool, edge_batch, graphs)
+        return _readout(_relu_states(self.convs, edge_attr, incidence), self.readout, self.pool, edge_batch, graphs)
 
 
 class GINExplainer(nn.Module):

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from torch_geometric.data import Batch
 
 from graphaudit.nn.detectors import OCGINConfig, OCGTLConfig
-from graphaudit.nn.glocalkd import GLocalKDConfig, dense_blocks
+from graphaudit.nn.glocalkd import DistillationDetector, GLocalKDConfig, dense_blocks
 from graphaudit.nn.signet import SIGNETConfig
 from graphaudit.nn.trainer import Detector
 from graphaudit.nn.ubgold import loader
@@ -80,13 +80,13 @@ class OCGTL(_UBGoldModel):
         self.model = loader.import_module("nn.ocgtl").ocgtl(in_dim, _args(self.config))
 
 
-class GLocalKD(Detector):
+class GLocalKD(DistillationDetector):
     """``GAOOD.nn.glocalkd``'s teacher and student, trained as ``GAOOD/detector/GLocalKD.py`` does.
 
     The dense blocks are :func:`graphaudit.nn.glocalkd.dense_blocks` (UB-GOLD's ``process_graph`` needs graph
-    labels and only pads); the error and the objective follow ``forward_model`` and the evaluation loop of
-    ``fit`` line for line: ``L = mean(graph MSE) + mean(node MSE)``, ``L.backward(L.detach())``, clipping of
-    the student's gradient norm to ``clip``.
+    labels and only pads); the error terms follow ``forward_model`` and the evaluation loop of ``fit`` line
+    for line; objective and clipping are :class:`~graphaudit.nn.glocalkd.DistillationDetector`'s
+    (``L.backward(L.detach())``, the student's gradient norm clipped to ``clip``).
     """
 
     def __init__(self, in_dim: int, config: GLocalKDConfig | None = None) -> None:
@@ -102,6 +102,9 @@ class GLocalKD(Detector):
             self.student = module.GcnEncoderGraph_student(**shape, dropout=self.config.predictor_dropout)
         self.teacher.requires_grad_(False)  # UB-GOLD's optimiser holds the student's parameters only
 
+    def trained(self) -> torch.nn.Module:
+        return self.student
+
     def errors(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         x, adj = dense_blocks(batch, self.config.max_nodes_num)
         embed_node, embed = self.student(x, adj)
@@ -110,22 +113,6 @@ class GLocalKD(Detector):
         node = torch.mean(F.mse_loss(embed_node, embed_teacher_node, reduction="none"), dim=2).mean(dim=1)
         graph = F.mse_loss(embed, embed_teacher, reduction="none").mean(dim=1)
         return graph, node
-
-    def loss(self, batch: Batch) -> torch.Tensor:
-        graph, node = self.errors(batch)
-        return graph + node
-
-    def objective(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-        graph, node = self.errors(batch)
-        batch_loss = graph.mean(dim=0) + node.mean(dim=0)
-        return (graph + node).detach(), batch_loss * batch_loss.detach()
-
-    def before_step(self) -> None:
-        if self.config.clip is not None:
-            torch.nn.utils.clip_grad_norm_(self.student.parameters(), self.config.clip)
-
-    def score(self, batch: Batch) -> torch.Tensor:
-        return self.loss(batch)
 
 
 class SIGNET(Detector):
