@@ -118,7 +118,7 @@ def test_scores_depend_on_the_scoring_batch_as_in_ubgold() -> None:
     graphs = toy_graphs().test
     with torch.no_grad():
         together = model.score(Batch.from_data_list(graphs))
-        halves = torch.cat([model.score(Batch.from_data_list(graphs[:4])), model.score(Batch.from_data_list(graphs[4:]))])
+        halves = torch.cat([model.score(Batch.from_data_list(part)) for part in (graphs[:4], graphs[4:])])
     assert torch.isfinite(together).all() and not torch.allclose(together, halves)
     assert SIGNET.batch_independent_scores is False
 
@@ -175,7 +175,8 @@ def test_default_config_is_ubgold_default() -> None:
 
 @pytest.mark.parametrize("options, match", [({"pooling": "sum"}, "pooling"), ({"readout": "mean"}, "readout"),
                                             ({"explainer_readout": "max"}, "explainer_readout"),
-                                            ({"explainer": "gcn"}, "explainer"), ({"pooling": "mean"}, "pooling"), ({"encoder_layers": 0}, "encoder"),
+                                            ({"explainer": "gcn"}, "explainer"), ({"pooling": "mean"}, "pooling"),
+                                            ({"encoder_layers": 0}, "encoder"),
                                             ({"temperature": 0.0}, "temperature")])
 def test_invalid_options_are_rejected(options: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):

@@ -109,7 +109,8 @@ def deep_figures(ctx: RuleContext) -> None:
 
 def deep_tables(ctx: RuleContext) -> None:
     """leaderboard, leakage, hp_gap, kendall, decisions, robustness, friedman, pairwise, perm_null,
-    size_matched and Tables 2, 23-27, 30-34 from every replay, with part 1's references and kernels as extra leaderboard rows."""
+    size_matched and Tables 2, 23-27, 30-34 from every replay, with part 1's references and kernels as
+    extra leaderboard rows."""
     deep, out = ctx.params["deep"], ctx.output
     protocols = read_tables(ctx.input_list("protocols"))
     analysis = lb.build_analysis(protocols, deep["bootstrap"], stable_seed("glad", "dataset-bootstrap"))
@@ -134,8 +135,8 @@ def deep_tables(ctx: RuleContext) -> None:
     matched = read_tables(ctx.input_list("size_matched"))
     write_table(lb.size_matched_table(matched, deep["size_matching"]["min_retained"]), out["size_matched"],
                 title="Val-Normal AUROC on size-matched test subsets")
-    extra = lb.reference_rows(pd.read_csv(ctx.input["references"]),
-                              kernel_settings(pd.read_csv(ctx.input["kernels"])), analysis.datasets)
+    references, kernels = pd.read_csv(ctx.input["references"]), kernel_settings(pd.read_csv(ctx.input["kernels"]))
+    extra = lb.reference_rows(references, kernels, analysis.datasets)
     write_table(lb.leaderboard_table(analysis, extra, ("oracle_own", "last", "val_normal", "hp_free"),
                                      rank_detectors_only=True),
                 out["table2"], title="Table 2: main leaderboard (ranks among the detectors; references, kernels)")
@@ -144,7 +145,6 @@ def deep_tables(ctx: RuleContext) -> None:
     write_table(lb.table30(leakage), out["table30"], title="Table 30: leakage per detector")
     write_table(lb.robustness_table(analysis), out["robustness"],
                 title="Robustness: leakage per dataset, leaving one out, on the default-setting runs")
-    references, kernels = pd.read_csv(ctx.input["references"]), kernel_settings(pd.read_csv(ctx.input["kernels"]))
     for table, protocol in (("table24", "oracle_own"), ("table25", "last"), ("table26", "val_normal"),
                             ("table27", "hp_free")):
         extra_rows = lb.reference_rows_per_dataset(references, kernels, protocol)

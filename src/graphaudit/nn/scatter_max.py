@@ -39,7 +39,7 @@ def scatter_max(src: torch.Tensor, index: torch.Tensor, dim_size: int | None = N
     """(maxima, argmax) over the last dimension of ``src`` grouped by the 1-D ``index``; empty groups give 0
     and the argmax ``src.size(-1)``, as torch_scatter."""
     if index.dim() != 1 or index.numel() != src.size(-1):
-        raise ValueError(f"index must be 1-D with one entry per element of src's last dimension, got {tuple(index.shape)} "
-                         f"for src {tuple(src.shape)}")
+        raise ValueError(f"index must be 1-D with one entry per element of src's last dimension, got "
+                         f"{tuple(index.shape)} for src {tuple(src.shape)}")
     size = int(index.max()) + 1 if dim_size is None else dim_size
     return _ScatterMax.apply(src, index, size)
