@@ -38,8 +38,8 @@ def fig3(leaderboard: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     axis.axhline(50, color="grey", linewidth=0.8, linestyle="--")
     axis.set_xticks(range(len(rows)), rows["detector"], rotation=30, ha="right")
     axis.set_ylabel("mean AUROC")
-    axis.legend(fontsize="small", ncol=2)
-    figure.tight_layout()
+    figure.legend(*axis.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize="small")
+    figure.tight_layout(rect=(0, 0.16, 1, 1))
     save_figure(figure, png)
 
 
