@@ -1,7 +1,7 @@
 # glad study, part 2: deep detectors recorded at every evaluation point, the selection replay and its statistics.
 from graphaudit.data.code import code_available, get_code_spec
 from graphaudit.data.fetch import FetchOptions
-from graphaudit.glad.deep import UBGOLD_CODE, backend_of, load_catalogue
+from graphaudit.glad.deep import UBGOLD_CODE, backend_of, load_catalogue, uses_ubgold
 
 DEEP = GLAD.get("deep", {})
 DEEP_DETECTORS = list(DEEP.get("detectors", []))
@@ -33,8 +33,7 @@ def backend_code(wildcards):
 
 def ubgold_code(wildcards):
     """UB-GOLD's verified tree where the configured backend may use it (the bench's peer rows)."""
-    wanted = {"ubgold": True, "auto": UBGOLD_AVAILABLE, "own": False}[DEEP.get("backend", "auto")]
-    return {"code": UBGOLD_SOURCE} if wanted else {}
+    return {"code": UBGOLD_SOURCE} if uses_ubgold(DEEP.get("backend", "auto"), UBGOLD_AVAILABLE) else {}
 
 
 def deep_replays(name):

@@ -81,8 +81,8 @@ def verify_tree(spec: CodeSpec, folder: Path) -> list[str]:
         path = folder / rel
         if not path.is_file():
             problems.append(f"{rel} is missing")
-        elif sha256_file(path) != digest:
-            problems.append(f"{rel} has sha256 {sha256_file(path)}, expected {digest}")
+        elif (found := sha256_file(path)) != digest:
+            problems.append(f"{rel} has sha256 {found}, expected {digest}")
     return problems
 
 

@@ -22,11 +22,10 @@ from torch_geometric.data import Data
 from graphaudit.data.graphset import GraphSet, one_hot
 from graphaudit.glad.protocol import Fold
 from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig
+from graphaudit.nn.ubgold.loader import CODE_NAME as UBGOLD_CODE
 
 SETTINGS = ("tuned", "default")
 BACKENDS = ("auto", "ubgold", "own")
-UBGOLD_CODE = "UB-GOLD-c940457"
-RUN_FACTS = ("max_nodes_num",)
 FAMILIES = ("end_to_end", "two_stage")
 _TRAIN_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainConfig))
 _BATCH_FIELDS = ("batch_size", "batch_size_test")
@@ -111,20 +110,23 @@ def backend_of(catalogue: Mapping[str, Any], detector: str, backend: str, ubgold
     ``auto`` takes ``ubgold`` when the detector has an adapter and UB-GOLD's tree can be had offline
     (``ubgold_available``), else ``own``; an explicit ``ubgold`` for a detector without an adapter is an error.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"glad.deep.backend must be one of {BACKENDS}, got {backend!r}")
     has_adapter = "ubgold" in _entry(catalogue, detector)
     if backend == "ubgold" and not has_adapter:
         adapted = sorted(name for name, entry in catalogue["detectors"].items() if "ubgold" in entry)
         raise ValueError(f"glad.deep.backend is ubgold, but {detector} has no UB-GOLD adapter yet (those with one: "
                          f"{adapted}); use backend auto or own")
-    if backend == "auto":
-        return "ubgold" if has_adapter and ubgold_available else "own"
-    return backend
+    return "ubgold" if has_adapter and uses_ubgold(backend, ubgold_available) else "own"
+
+
+def uses_ubgold(backend: str, ubgold_available: bool) -> bool:
+    """Whether the configured backend runs UB-GOLD's code where an adapter exists (so its tree is needed)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"glad.deep.backend must be one of {BACKENDS}, got {backend!r}")
+    return backend == "ubgold" or (backend == "auto" and ubgold_available)
 
 
 def run_facts(graphs: GraphSet) -> dict[str, Any]:
-    """Facts of the data that detector options named in :data:`RUN_FACTS` take (the largest graph)."""
+    """Facts of the data that detector options of the same name take (the largest graph, UB-GOLD's padding)."""
     return {"max_nodes_num": int(graphs.node_counts().max())}
 
 
@@ -132,7 +134,7 @@ def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim
                      facts: Mapping[str, Any] | None = None):
     """A zero-argument constructor of the run's detector (the trainer calls it after seeding); with backend
     ``ubgold`` the adapter class (its tree must be active: ``graphaudit.nn.ubgold.detectors.prepare``).
-    ``facts`` (:func:`run_facts`) fill the config fields of :data:`RUN_FACTS` the detector has."""
+    ``facts`` (:func:`run_facts`) fill the config fields of the same name the detector has."""
     entry = _entry(catalogue, settings.detector)
     model, config_class = _import(entry["ubgold" if backend == "ubgold" else "model"]), _import(entry["config"])
     known = {f.name for f in dataclasses.fields(config_class)}
@@ -140,7 +142,7 @@ def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim
     if unknown:
         raise ValueError(f"{settings.detector}: options {unknown} are not fields of {config_class.__name__} "
                          f"({sorted(known)}); fix config/glad/detectors.yaml")
-    filled = {k: v for k, v in (facts or {}).items() if k in RUN_FACTS and k in known}
+    filled = {k: v for k, v in (facts or {}).items() if k in known}
     config = config_class(**filled, **settings.options)
 
     def build() -> Detector:

@@ -337,13 +337,12 @@ def _g1_row(leakage: pd.DataFrame, analysis: Analysis) -> dict[str, object]:
 
 
 def _g2a_row(kendall: pd.DataFrame) -> dict[str, object]:
+    rule = {"rule": "G2a", "condition": f"tau-b(Oracle, Val-Normal) <= {G2A_MAX_TAU:g} or top 3 changed"}
     row = kendall[(kendall["first"] == "oracle_ub") & (kendall["second"] == "val_normal")]
     if row.empty:
-        return {"rule": "G2a", "condition": f"tau-b(Oracle, Val-Normal) <= {G2A_MAX_TAU:g} or top 3 changed",
-                "value": None, "verdict": "not run", "inputs": "fewer than two complete detectors"}
+        return {**rule, "value": None, "verdict": "not run", "inputs": "fewer than two complete detectors"}
     tau, changed = float(row["tau_b"].iloc[0]), bool(row["top3_changed"].iloc[0])
-    return {"rule": "G2a", "condition": f"tau-b(Oracle, Val-Normal) <= {G2A_MAX_TAU:g} or top 3 changed",
-            "value": tau, "verdict": "met" if tau <= G2A_MAX_TAU or changed else "not met",
+    return {**rule, "value": tau, "verdict": "met" if tau <= G2A_MAX_TAU or changed else "not met",
             "inputs": f"tau-b {tau:.3f}; top 3 changed: {changed}"}
 
 

@@ -94,8 +94,8 @@ class GLocalKDConfig:
 def dense_blocks(batch: Batch, max_nodes_num: int | None) -> tuple[torch.Tensor, torch.Tensor]:
     """(features ``(B, N, F)``, adjacency ``(B, N, N)``) padded to ``N`` = ``max_nodes_num``, as UB-GOLD's
     ``process_graph``: zero rows for padding, ``A[i, j] = 1`` (not a count) for each edge i -> j."""
-    size = max_nodes_num if max_nodes_num is not None else int((batch.ptr[1:] - batch.ptr[:-1]).max())
     largest = int((batch.ptr[1:] - batch.ptr[:-1]).max())
+    size = largest if max_nodes_num is None else max_nodes_num
     if largest > size:
         raise ValueError(f"a graph of {largest} nodes does not fit max_nodes_num {size}; set it to the data "
                          f"set's largest graph")

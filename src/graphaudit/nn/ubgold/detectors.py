@@ -125,8 +125,7 @@ class SIGNET(Detector):
         if self.config.temperature != 0.2:
             raise ValueError("UB-GOLD's SIGNET fixes the InfoNCE temperature at 0.2; other values exist only in "
                              "the own backend")
-        fields = dataclasses.asdict(self.config)
-        args = SimpleNamespace(**fields, explainer_model=fields.pop("explainer"))
+        args = _args(self.config, explainer_model=self.config.explainer)  # UB-GOLD's name for the option
         self.model = loader.import_module("nn.signet").SIGNET(in_dim, 0, args, str(loader.current_device()))
 
     def loss(self, batch: Batch) -> torch.Tensor:

@@ -20,7 +20,8 @@ def scatter(src: torch.Tensor, index: torch.Tensor, dim: int = -1, out: torch.Te
             dim_size: int | None = None, reduce: str = "sum") -> torch.Tensor:
     """``torch_scatter.scatter`` without ``out`` (UB-GOLD never passes one)."""
     if out is not None:
-        raise NotImplementedError("the torch_scatter shim does not support out=")
+        # deliberate: UB-GOLD at c940457 never passes out=; refusing beats silently ignoring it
+        raise NotImplementedError("the torch_scatter shim does not support out= (UB-GOLD never passes it)")
     return _scatter(src, index, dim=dim, dim_size=dim_size, reduce=reduce)
 
 
@@ -28,5 +29,7 @@ def scatter_max(src: torch.Tensor, index: torch.Tensor, dim: int = -1, dim_size:
                 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(maxima, argmax) along the last dimension, the only form UB-GOLD calls."""
     if dim not in (-1, src.dim() - 1):
-        raise NotImplementedError("the torch_scatter shim's scatter_max reduces the last dimension only")
+        # deliberate: UB-GOLD's two scatter_max calls (SIGNET) reduce a (1, n) tensor along its last dimension
+        raise NotImplementedError("the torch_scatter shim's scatter_max reduces the last dimension only, the one "
+                                  "form UB-GOLD calls")
     return _scatter_max(src, index, dim_size)
