@@ -90,20 +90,37 @@ def test_run_facts_fill_the_padding_of_glocalkd_only() -> None:
     assert not hasattr(ocgin.config, "max_nodes_num")
 
 
+UB_GOLD_TWELVE = ["OCGIN", "OCGTL", "GLocalKD", "SIGNET", "GLADC", "CVTGAD", "GOOD-D", "GraphDE", "GraphCL-IF",
+                  "GraphCL-OCSVM", "InfoGraph-IF", "InfoGraph-OCSVM"]
+
+
+def test_every_ubgold_detector_has_both_backends() -> None:
+    assert sorted(CATALOGUE["detectors"]) == sorted(UB_GOLD_TWELVE)
+    for name in UB_GOLD_TWELVE:
+        assert {"model", "ubgold", "config"} <= set(CATALOGUE["detectors"][name]), name
+
+
+def with_own_only(name: str) -> dict:
+    """The catalogue plus a detector of the user's own (no UB-GOLD adapter), copied from ``name``'s entry."""
+    entry = {k: v for k, v in CATALOGUE["detectors"][name].items() if k != "ubgold"}
+    return {**CATALOGUE, "detectors": {**CATALOGUE["detectors"], "Mine": entry}}
+
+
 @pytest.mark.parametrize("backend, available, expected", [
     ("auto", True, {"OCGIN": "ubgold", "OCGTL": "ubgold", "GLocalKD": "ubgold", "SIGNET": "ubgold",
-                    "GraphCL-IF": "own"}),
+                    "GraphCL-IF": "ubgold", "Mine": "own"}),
     ("auto", False, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
     ("own", True, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
     ("ubgold", False, {"OCGIN": "ubgold", "OCGTL": "ubgold"}),
 ])
 def test_backend_of_each_detector(backend: str, available: bool, expected: dict[str, str]) -> None:
-    assert {d: backend_of(CATALOGUE, d, backend, available) for d in expected} == expected
+    catalogue = with_own_only("OCGIN")
+    assert {d: backend_of(catalogue, d, backend, available) for d in expected} == expected
 
 
 def test_explicit_ubgold_needs_an_adapter() -> None:
-    with pytest.raises(ValueError, match="GraphCL-IF has no UB-GOLD adapter"):
-        backend_of(CATALOGUE, "GraphCL-IF", "ubgold", True)
+    with pytest.raises(ValueError, match="Mine has no UB-GOLD adapter"):
+        backend_of(with_own_only("OCGIN"), "Mine", "ubgold", True)
     with pytest.raises(ValueError, match="backend must be one of"):
         backend_of(CATALOGUE, "OCGIN", "theirs", True)
 

@@ -111,6 +111,7 @@ def test_friedman_and_pairwise_tests() -> None:
     summary = significance_table(friedman, pairwise).set_index("protocol")
     assert summary.loc["oracle_ub", "smallest_pairwise_p"] == pytest.approx(0.25)  # 3 datasets: 2 / 2^3
     assert summary["holm_rejections"].sum() == 0
+    assert (summary["n_detectors"] == 3).all()  # the claims on Table 34 name the pool they hold for
 
 
 def test_table30_puts_both_references_side_by_side() -> None:
@@ -199,6 +200,26 @@ def test_robustness_leaves_each_dataset_out_and_reads_the_default_runs() -> None
     assert vn[("one dataset", "COX2")] == pytest.approx(5.0)
     default = table[table["check"] == "default-setting runs"]["leakage"]
     assert default.tolist() == [pytest.approx(0.0)]
+
+
+def test_flagged_tuned_runs_leave_the_pool_and_are_counted() -> None:
+    """Flag A's COX2 fold 1 (tied scores at its Oracle point) and C's BZR fold 0 (Val-Normal non-finite): the
+    Val-Normal gap keeps each cell's other fold, whose gap equals the cell's (the offsets cancel), so the pool
+    is the unflagged 44 / 9; against Last likewise. A flag on a default-setting run is not a tuned run."""
+    frame = protocol_frame().assign(flags="")
+    frame.loc[(frame["detector"] == "A") & (frame["dataset"] == "COX2") & (frame["fold"] == 1)
+              & (frame["protocol"] == "oracle_ub"), "flags"] = "stopped_early;tied_scores"
+    frame.loc[(frame["detector"] == "C") & (frame["dataset"] == "BZR") & (frame["fold"] == 0)
+              & (frame["protocol"] == "val_normal"), "flags"] = "nonfinite_scores"
+    frame.loc[(frame["detector"] == "B") & (frame["dataset"] == "DHFR") & (frame["protocol"] == "hp_free"),
+              "flags"] = "failed"
+    frame.loc[(frame["detector"] == "A") & (frame["dataset"] == "COX2") & (frame["fold"] == 1)
+              & (frame["protocol"] == "val_normal"), "auroc"] = 0.0  # only a flagged run sees this
+    table = robustness_table(build_analysis(frame, n_resamples=100, seed=7))
+    row = table[(table["check"] == "flagged runs excluded") & (table["versus"] == "val_normal")].iloc[0]
+    assert row["leakage"] == pytest.approx(44 / 9) and row["n_flagged"] == 2
+    pooled = table[(table["check"] == "all datasets") & (table["versus"] == "val_normal")].iloc[0]
+    assert pooled["leakage"] == pytest.approx(44 / 9 + 67 / 2 / 9)  # fold 1 (67) set to 0 halves out of VN
 
 
 def test_per_dataset_tables_hold_every_row_and_their_mean() -> None:

@@ -15,6 +15,7 @@ from graphaudit.common.records import read_records
 from graphaudit.data.graphset import from_edge_list
 from graphaudit.nn import (OCGIN, Detector, OCGINConfig, RunGraphs, TrainConfig, graphs_with_ids, load_trajectory,
                            train)
+from graphaudit.nn import trainer
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
 from nn_toys import assert_same_runs, ring, stable_records
 
@@ -98,6 +99,19 @@ def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
     train(ocgin, toy_graphs(), config(), tmp_path, stop_after_epoch=2)
     with pytest.raises(ValueError, match="another configuration"):
         train(ocgin, toy_graphs(), config(lr=1e-3), tmp_path)
+
+
+def test_a_stale_checkpoint_is_discarded_on_request_and_the_run_starts_over(tmp_path: Path) -> None:
+    train(ocgin, toy_graphs(), config(), tmp_path / "stale", stop_after_epoch=4)
+    train(ocgin, toy_graphs(), config(lr=1e-3), tmp_path / "stale", restart_stale=True)
+    train(ocgin, toy_graphs(), config(lr=1e-3), tmp_path / "fresh")
+    assert stable_records(tmp_path / "stale") == stable_records(tmp_path / "fresh")
+
+
+def test_the_hash_follows_the_detector_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = trainer.config_hash(ocgin(), toy_graphs(), config())
+    monkeypatch.setattr(trainer, "_source_digest", lambda cls: "edited" + cls.__name__)
+    assert trainer.config_hash(ocgin(), toy_graphs(), config()) != before
 
 
 def test_isolated_recording_does_not_change_the_trajectory(tmp_path: Path) -> None:
@@ -241,3 +255,73 @@ def test_batch_independent_detectors_score_in_large_batches(tmp_path: Path) -> N
     for a, b in zip(read_records(tmp_path / "large" / RECORDS), read_records(tmp_path / "single" / RECORDS)):
         x, y = np.load(tmp_path / "large" / a["test_scores"]), np.load(tmp_path / "single" / b["test_scores"])
         assert np.array_equal(x["item_id"], y["item_id"]) and np.allclose(x["score"], y["score"], rtol=1e-5)
+
+
+class SelectsOnScoreReportsNegated(OCGIN):
+    """OCGIN with an extra score column, ``negated`` (= -score, NaN for id 300), which the tables report; it also
+    counts its ``end_epoch`` calls and notes the count at every scoring batch."""
+
+    score_columns = ("negated",)
+    reported_score = "negated"
+
+    def __init__(self) -> None:
+        super().__init__(2, OCGINConfig(hidden_dim=8, num_layer=2))
+        self.closed_epochs = 0
+        self.closed_at_scoring: list[int] = []
+
+    def end_epoch(self) -> None:
+        self.closed_epochs += 1
+
+    def scores(self, batch: Batch) -> dict[str, torch.Tensor]:
+        self.closed_at_scoring.append(self.closed_epochs)
+        score = self.score(batch)
+        negated = torch.where(batch.graph_id == 300, torch.full_like(score, float("nan")), -score)
+        return {"score": score, "negated": negated}
+
+
+def test_extra_score_columns_are_recorded_and_the_reported_one_is_read_back(tmp_path: Path) -> None:
+    train(SelectsOnScoreReportsNegated, toy_graphs(), config(), tmp_path)
+    records = read_records(tmp_path / RECORDS)
+    assert all(r["score_columns"] == ["score", "negated"] and r["reported_score"] == "negated" for r in records)
+    assert all(r["nonfinite_test"] == 1 and r["nonfinite_holdout"] == 0 for r in records)  # id 300's NaN counts
+    stored = np.load(tmp_path / records[1]["test_scores"])
+    assert sorted(stored.files) == ["item_id", "negated", "score"]
+    finite = stored["item_id"] != 300
+    np.testing.assert_array_equal(stored["negated"][finite], -stored["score"][finite])
+    trajectory = load_trajectory(tmp_path)
+    order = np.argsort(stored["item_id"])
+    np.testing.assert_array_equal(trajectory.oracle_test_scores[1], stored["score"][order].astype(np.float64))
+    np.testing.assert_array_equal(trajectory.test_scores[1], stored["negated"][order].astype(np.float64))
+    holdout = np.load(tmp_path / records[1]["holdout_scores"])
+    np.testing.assert_array_equal(trajectory.holdout_scores[1],
+                                  holdout["negated"][np.argsort(holdout["item_id"])].astype(np.float64))
+
+
+def test_end_epoch_runs_once_per_epoch_before_its_evaluation(tmp_path: Path) -> None:
+    result = train(SelectsOnScoreReportsNegated, toy_graphs(), config(batch_size_test=8), tmp_path)
+    assert result.detector.closed_epochs == 6
+    assert result.detector.closed_at_scoring == [2, 2, 4, 4, 6, 6]  # one test and one hold-out batch per point
+
+
+def test_detectors_without_extra_columns_keep_their_records_and_files(tmp_path: Path) -> None:
+    train(ocgin, toy_graphs(), config(num_epoch=2), tmp_path)
+    record = read_records(tmp_path / RECORDS)[0]
+    assert "score_columns" not in record and "reported_score" not in record
+    assert sorted(np.load(tmp_path / record["test_scores"]).files) == ["item_id", "score"]
+    assert load_trajectory(tmp_path).oracle_test_scores is None
+
+
+class MissingColumn(SelectsOnScoreReportsNegated):
+    def scores(self, batch: Batch) -> dict[str, torch.Tensor]:
+        return {"score": self.score(batch)}
+
+
+class UnknownReported(SelectsOnScoreReportsNegated):
+    reported_score = "raw"
+
+
+def test_inconsistent_score_columns_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="negated"):
+        train(MissingColumn, toy_graphs(), config(num_epoch=2), tmp_path / "missing")
+    with pytest.raises(ValueError, match="reported_score"):
+        train(UnknownReported, toy_graphs(), config(num_epoch=2), tmp_path / "unknown")

@@ -33,18 +33,6 @@ PAIRS = {
 TRAINING = {"GLocalKD": GLOCALKD_TRAINING}  # UB-GOLD's fixed batches and per-batch StepLR
 
 
-@pytest.fixture(scope="session")
-def ubgold_tree(mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    spec = get_code_spec("UB-GOLD-c940457")
-    return obtain_code(spec, tmp_path_factory.mktemp("code"), FetchOptions(mirror=str(mirror), allow_download=False))
-
-
-@pytest.fixture
-def active(ubgold_tree: Path) -> Path:
-    ubgold.prepare(ubgold_tree, "cpu")
-    return ubgold_tree
-
-
 def toy_graphs() -> RunGraphs:
     return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(20)],
                      test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],

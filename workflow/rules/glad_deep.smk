@@ -55,7 +55,7 @@ rule glad_train:
         backend="ubgold|own",
     params:
         entry="graphaudit.glad.deep_tasks:train_run",
-        deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads", "test_rng"),
+        deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads", "test_rng", "memory_budget_gb"),
         constant_features=GLAD["constant_features"],
     threads: DEEP.get("threads", 1)
     resources:

@@ -23,7 +23,7 @@ def environment_versions() -> dict[str, str]:
     import importlib.metadata as md
 
     versions = {"python": platform.python_version()}
-    for package in ("numpy", "scipy", "torch", "torch_geometric", "graphaudit"):
+    for package in ("numpy", "scipy", "torch", "torch_geometric", "scikit_learn", "faiss_cpu", "graphaudit"):
         try:
             versions[package] = md.version(package.replace("_", "-"))
         except md.PackageNotFoundError:

@@ -23,7 +23,7 @@ from graphaudit.glad.deep import detector_builder, load_catalogue, run_facts, ru
 from graphaudit.glad.protocol import read_folds
 from graphaudit.glad.tables import kernel_settings
 from graphaudit.glad.tasks import rule_graphs
-from graphaudit.nn.trainer import RECORDS, load_trajectory, resolve_device, train
+from graphaudit.nn.trainer import RECORDS, MemoryBudgetError, load_trajectory, resolve_device, train
 from graphaudit.nn.ubgold.detectors import prepare
 from graphaudit.report.tables import read_tables, write_table
 from graphaudit.selection import Trajectory
@@ -33,7 +33,9 @@ log = logging.getLogger(__name__)
 
 def train_run(ctx: RuleContext) -> None:
     """Train one detector on one fold with one setting; the run folder holds records, scores and a
-    checkpoint (a rerun resumes), and ``run.json`` is written last, when the budget is done."""
+    checkpoint (a rerun resumes), and ``run.json`` is written last, when the budget is done. A run whose
+    detector estimates more memory than ``memory_budget_gb`` is not started: its ``run.json`` says
+    ``status: failed`` and why, and the replay counts it as a fold without a finite result."""
     detector, dataset, setting = ctx.wildcards["detector"], ctx.wildcards["dataset"], ctx.wildcards["setting"]
     fold = read_folds(ctx.input["folds"])[int(ctx.wildcards["fold"])]
     deep = ctx.params["deep"]
@@ -51,17 +53,34 @@ def train_run(ctx: RuleContext) -> None:
     log.info("%s (%s) %s %s fold %d: %d fit, %d test, %d hold-out graphs; %s; %s", detector, backend, dataset, setting,
              fold.fold, len(run_data.train), len(run_data.test), len(run_data.holdout), settings.source, config)
     build = detector_builder(catalogue, settings, width, backend, run_facts(graphs))
-    result = train(build, run_data, config, run_dir)
+    summary = {"detector": detector, "backend": backend, "code": code, "dataset": dataset, "setting": setting,
+               "fold": fold.fold, "family": settings.family, "settings_source": settings.source,
+               "train": dataclasses.asdict(config), "options": settings.options}
+    try:
+        result = train(build, run_data, config, run_dir, restart_stale=True,
+                       memory_budget_bytes=_budget_bytes(deep["memory_budget_gb"]))
+    except MemoryBudgetError as error:
+        log.warning("%s %s %s fold %d not run: %s", detector, dataset, setting, fold.fold, error)
+        write_json(ctx.output["run"], {**summary, **failed_run(str(error), str(resolve_device(config.device)))})
+        return
     records = read_records(run_dir / RECORDS)
     write_json(ctx.output["run"], {
-        "detector": detector, "backend": backend, "code": code, "dataset": dataset, "setting": setting,
-        "fold": fold.fold, "family": settings.family,
-        "settings_source": settings.source, "train": dataclasses.asdict(config), "options": settings.options,
+        **summary, "status": "completed", "reason": None,
         "completed": result.completed, "epochs": result.epoch, "evaluations": len(records), "device": result.device,
         "wall_s": records[-1]["wall_s"] if records else 0.0,
         "peak_rss_mb": max((r["peak_rss_mb"] for r in records), default=0.0),
         "nonfinite_points": sum(1 for r in records if r["nonfinite_test"] or r["nonfinite_holdout"]),
         "config_hash": records[-1]["config_hash"] if records else None})
+
+
+def _budget_bytes(gib: float | None) -> int | None:
+    return None if gib is None else int(gib * 2**30)
+
+
+def failed_run(reason: str, device: str) -> dict:
+    """``run.json`` fields of a run that was not trained (a counted failure: no records, NaN in every table)."""
+    return {"status": "failed", "reason": reason, "completed": False, "epochs": 0, "evaluations": 0,
+            "device": device, "wall_s": 0.0, "peak_rss_mb": 0.0, "nonfinite_points": 0, "config_hash": None}
 
 
 def _activate_backend(ctx: RuleContext, backend: str, device: str) -> dict | None:
@@ -74,13 +93,18 @@ def _activate_backend(ctx: RuleContext, backend: str, device: str) -> dict | Non
     return {key: record[key] for key in ("code", "repository", "commit", "archive_sha256")}
 
 
-def _trajectories(run_files: list[str]) -> dict[tuple[int, str], Trajectory]:
-    """Recorded runs keyed by (fold, setting), read from the folders of their ``run.json`` files."""
-    runs = {}
+def _trajectories(run_files: list[str]) -> tuple[dict[tuple[int, str], Trajectory], dict[tuple[int, str], str]]:
+    """Recorded runs keyed by (fold, setting), read from the folders of their ``run.json`` files, and the
+    reasons of the runs that failed before training (``status`` failed: no records)."""
+    runs, failed = {}, {}
     for path in run_files:
         summary = json.loads(Path(path).read_text(encoding="utf-8"))
-        runs[(int(summary["fold"]), summary["setting"])] = load_trajectory(Path(path).parent)
-    return runs
+        key = (int(summary["fold"]), summary["setting"])
+        if summary.get("status") == "failed":
+            failed[key] = summary["reason"]
+        else:
+            runs[key] = load_trajectory(Path(path).parent)
+    return runs, failed
 
 
 def replay_detector(ctx: RuleContext) -> None:
@@ -88,9 +112,10 @@ def replay_detector(ctx: RuleContext) -> None:
     detector, dataset = ctx.wildcards["detector"], ctx.wildcards["dataset"]
     deep = ctx.params["deep"]
     family = load_catalogue(ctx.input["catalogue"])["detectors"][detector]["family"]
-    runs = _trajectories(ctx.input_list("runs"))
-    folds = [replay.FoldRuns(fold, {s: runs[(f, s)] for (f, s) in runs if f == fold.fold})
-             for fold in read_folds(ctx.input["folds"]) if any(f == fold.fold for f, _ in runs)]
+    runs, failed = _trajectories(ctx.input_list("runs"))
+    folds = [replay.FoldRuns(fold, {s: runs[(f, s)] for (f, s) in runs if f == fold.fold},
+                             {s: failed[(f, s)] for (f, s) in failed if f == fold.fold})
+             for fold in read_folds(ctx.input["folds"]) if any(f == fold.fold for f, _ in [*runs, *failed])]
     graphs = rule_graphs(ctx)[0]
     sizes = dict(enumerate(zip(graphs.node_counts().tolist(), graphs.edge_counts().tolist())))
     rng = np.random.default_rng(stable_seed("glad", "permutation-null", detector, dataset))

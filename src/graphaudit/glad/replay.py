@@ -18,7 +18,7 @@ chosen points.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -34,14 +34,19 @@ from graphaudit.stats.resampling import selection_gain, selection_on_noise, traj
 ORACLE_RULE = {"end_to_end": "oracle", "two_stage": "oracle_two_stage"}
 LABEL_FREE_ON_TUNED = ("last", "val_normal", "min_train_loss", "expected_random", "auc_p", "consensus")
 METRICS = {"auroc": auroc, "auprc": auprc, "fpr95": fpr95}
+SETTING_PROTOCOLS = {"tuned": ("oracle_ub", "oracle_own", *LABEL_FREE_ON_TUNED),
+                     "default": ("oracle_default", "hp_free")}
+"""The protocols each setting's run feeds (a failed run leaves a NaN row in each)."""
 
 
 @dataclass(frozen=True)
 class FoldRuns:
-    """One fold's recorded runs keyed by setting (``tuned``, ``default``; either may be missing) and labels."""
+    """One fold's recorded runs keyed by setting (``tuned``, ``default``; either may be missing) and labels;
+    ``failed``: setting -> reason for runs that were not trained (over the memory budget)."""
 
     fold: Fold
     runs: Mapping[str, Trajectory]
+    failed: Mapping[str, str] = field(default_factory=dict)
 
     def labels(self) -> TestLabels:
         return TestLabels(ids=np.asarray(self.fold.test), labels=np.asarray(self.fold.test_labels))
@@ -77,7 +82,14 @@ def protocol_rows(detector: str, dataset: str, family: str, fold_runs: FoldRuns)
         row["flags"] = ";".join(sorted(selection.flags))
         row["reason"] = selection.reason
         rows.append(row)
-    return rows
+    return rows + _failed_rows(detector, dataset, fold_runs)
+
+
+def _failed_rows(detector: str, dataset: str, fold_runs: FoldRuns) -> list[dict[str, object]]:
+    """A NaN row per protocol of each failed run, so the leaderboard counts the fold (``n_nonfinite``)."""
+    return [{"detector": detector, "dataset": dataset, "fold": fold_runs.fold.fold, "protocol": protocol,
+             "epoch": None, "n_points": 0, **{name: np.nan for name in METRICS}, "flags": "failed", "reason": reason}
+            for setting, reason in fold_runs.failed.items() for protocol in SETTING_PROTOCOLS[setting]]
 
 
 def curve_rows(detector: str, dataset: str, fold_runs: FoldRuns) -> list[dict[str, object]]:

@@ -5,7 +5,8 @@ A run lives in one folder:
 - ``records.jsonl``: one JSON line per evaluation point (``epoch % eval_freq == 0``) with the epoch, the
   mean training loss, non-finite counts, seed, config hash, versions, device, wall time and peak memory;
 - ``scores/epoch_<epoch>.test.npz`` and ``.holdout.npz``: per-graph scores keyed by graph id
-  (``item_id``, ``score``), never by loader order;
+  (``item_id``, ``score``), never by loader order; a detector with extra score columns
+  (``Detector.score_columns``) adds them to the same files and names them in its records;
 - ``checkpoint.pt``: model, optimizer, epoch, wall time and every RNG state (Python, numpy, torch CPU and
   CUDA, the loaders' generator), written atomically at evaluation points and every ``checkpoint_every_s``.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import json
 import logging
 import random
@@ -44,9 +46,10 @@ from graphaudit.common.seeds import stable_seed
 from graphaudit.data.graphset import GraphSet
 from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
 
-__all__ = ["CHECKPOINT", "RECORDS", "Detector", "RunGraphs", "TrainConfig", "TrainResult", "config_hash",
-           "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device", "score_graphs",
-           "train"]
+__all__ = ["CHECKPOINT", "RECORDS", "Detector", "MemoryBudgetError", "RunGraphs", "TrainConfig", "TrainResult",
+           "config_hash",
+           "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device",
+           "score_graph_columns", "score_graphs", "train"]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +60,11 @@ INDEPENDENT_SCORE_BATCH = 1024
 TEST_RNG = ("coupled", "isolated")
 
 
+class MemoryBudgetError(MemoryError):
+    """A run whose detector estimates more memory than the budget (:meth:`Detector.peak_memory_bytes`); raised
+    by :func:`train` before training allocates anything large, so the caller can record an infeasible run."""
+
+
 class Detector(torch.nn.Module, ABC):
     """A graph-level anomaly detector the trainer can run; ``config`` is its hyperparameter dataclass."""
 
@@ -65,6 +73,22 @@ class Detector(torch.nn.Module, ABC):
     """True when a graph's score does not depend on the other graphs of its batch (a tested property): the
     trainer then scores in batches of at least :data:`INDEPENDENT_SCORE_BATCH`, whatever ``batch_size_test``
     says, which changes the speed and nothing else (up to float summation order)."""
+    one_step_per_epoch: bool = False
+    """True: one optimiser step per epoch, on the mean over the epoch's batches of their objectives, summed in
+    batch order into one graph before a single ``backward()`` (UB-GOLD's GraphDE ``fit``: ``all_loss += loss``
+    per batch, ``all_loss /= n_bw``, one ``backward`` and ``step``). A scheduler then steps once per epoch."""
+    train_mode_until_first_evaluation: bool = False
+    """True: training runs in train mode only until the first evaluation, in eval mode after it (dropout off,
+    BatchNorm on its frozen running statistics): UB-GOLD's GraphDE ``fit`` calls ``model.train()`` once before
+    its loop and ``model.eval()`` at every evaluation. Follows from the epoch, so a resumed run keeps it."""
+
+    def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
+        """The run's graphs as this detector reads them, made once before training and never on the RNG.
+
+        The default is the graphs unchanged; CVTGAD and GOOD-D add UB-GOLD's structural encodings (``x_s``)
+        and GOOD-D the training graphs' positions (``idx``). Graph ids and their order must stay as given.
+        """
+        return graphs
 
     def setup(self, batches: Iterable[Batch]) -> None:
         """One-off fitting on the training graphs before the first epoch (e.g. OCGIN's centre).
@@ -89,9 +113,49 @@ class Detector(torch.nn.Module, ABC):
     def before_step(self) -> None:
         """Called between ``backward()`` and ``optimizer.step()`` (gradient clipping)."""
 
+    def peak_memory_bytes(self, graphs: RunGraphs, config: TrainConfig) -> int | None:
+        """Estimated peak bytes of one training step or scoring pass of this run; ``None`` (the default): not
+        estimated. GLADC pads every graph to a dense block of the data set's largest graph (U17: 229 GB on
+        REDDIT-B), so it estimates its blocks and :func:`train` refuses a run over ``memory_budget_bytes``
+        before allocating them."""
+        return None
+
+    def end_epoch(self) -> None:
+        """Called after each training epoch's last step, before that epoch's evaluation, in training mode.
+
+        CVTGAD (and GOOD-D) turn the per-graph loss parts they collected during the epoch into the
+        statistics their next epoch's loss weights and their adaptive score read (UB-GOLD's ``is_adaptive``);
+        whatever a detector keeps must live in its state dict, as checkpoints are written after this call.
+        """
+
+    def attach_train_loader(self, loader: Iterable[Batch]) -> None:
+        """Receives the run's training loader once :func:`train` has built it: the very object the epochs
+        iterate (a shuffled ``DataLoader`` on the trainer's generator, or fixed batches). The default ignores it.
+
+        GOOD-D iterates it inside every training and scoring step (k-means over the whole training set, U16,
+        U21), so those passes draw from the loader's generator as UB-GOLD's iterations of its shuffled training
+        loader draw from its RNG. Batches come on the CPU; a detector moves them to its device.
+        """
+
     @abstractmethod
     def score(self, batch: Batch) -> torch.Tensor:
         """Per-graph anomaly score, shape ``(num_graphs,)``; higher means more anomalous."""
+
+    score_columns: tuple[str, ...] = ()
+    """Names of extra per-graph score columns that :meth:`scores` returns beside ``score``; the score files
+    keep them (CVTGAD: ``raw_score``, U15). ``score`` stays the column an oracle ranks checkpoints by."""
+    reported_score: str = "score"
+    """The column the tables report (:func:`load_trajectory`'s ``test_scores`` and ``holdout_scores``). When it
+    is one of :attr:`score_columns`, ``score`` becomes ``oracle_test_scores`` (CVTGAD selects on its normalised
+    score and reports the raw one, spec U15 and 4.3)."""
+
+    def scores(self, batch: Batch) -> dict[str, torch.Tensor]:
+        """``score`` and every column of :attr:`score_columns` from one pass, each of shape ``(num_graphs,)``.
+
+        The default is :meth:`score` alone; a detector with extra columns overrides this (its scores depend on
+        one forward pass that need not be repeated).
+        """
+        return {"score": self.score(batch)}
 
 
 @dataclass(frozen=True)
@@ -184,11 +248,23 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def _source_digest(cls: type) -> str:
+    """SHA-256 over the files that define ``cls`` and the project classes it inherits from (an adapter's
+    shared loop lives in the own backend's module; UB-GOLD's own files are pinned by their checksums)."""
+    files = sorted({inspect.getfile(c) for c in cls.__mro__ if c.__module__.startswith("graphaudit.")})
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(Path(file).read_bytes())
+    return digest.hexdigest()
+
+
 def config_hash(detector: Detector, graphs: RunGraphs, config: TrainConfig) -> str:
-    """SHA-256 (16 hex digits) of everything that defines the trajectory: detector class and config,
+    """SHA-256 (16 hex digits) of everything that defines the trajectory: detector class and config, the
+    source of the detector's module and of this trainer (a checkpoint made by other code is never resumed),
     training settings (not the device or checkpoint interval) and the graph ids of every part."""
     settings = {k: v for k, v in asdict(config).items() if k not in ("device", "checkpoint_every_s")}
     content = {"detector": f"{type(detector).__module__}:{type(detector).__name__}",  # the backend shows
+               "code": _source_digest(type(detector)),  # the trainer's own file is in every detector's MRO
                "detector_config": asdict(detector.config),
                "train": settings, "graphs": graphs.ids()}
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()[:16]
@@ -239,10 +315,19 @@ def _seed_everything(seed: int) -> None:
 
 # ---- one epoch, one scoring pass ---------------------------------------------------------------------
 
-def _train_epoch(detector: Detector, optimisation: _Optimisation, loader: Iterable[Batch], device: torch.device
-                 ) -> float:
-    """One pass over the training batches; returns the mean per-graph loss. The scheduler steps per batch."""
-    detector.train()
+def _training_mode(detector: Detector, epoch: int, eval_freq: int) -> bool:
+    """The module mode epoch ``epoch`` trains in: train mode, unless the detector keeps UB-GOLD's eval mode
+    after the first evaluation (:attr:`Detector.train_mode_until_first_evaluation`)."""
+    return not (detector.train_mode_until_first_evaluation and epoch > eval_freq)
+
+
+def _train_epoch(detector: Detector, optimisation: _Optimisation, loader: Iterable[Batch], device: torch.device,
+                 mode: bool = True) -> float:
+    """One pass over the training batches in module mode ``mode``; returns the mean per-graph loss. The
+    scheduler steps per batch (per epoch for :attr:`Detector.one_step_per_epoch`)."""
+    detector.train(mode)
+    if detector.one_step_per_epoch:
+        return _train_epoch_one_step(detector, optimisation, loader, device)
     total, count = 0.0, 0
     for batch in loader:
         batch = batch.to(device)
@@ -253,26 +338,59 @@ def _train_epoch(detector: Detector, optimisation: _Optimisation, loader: Iterab
         optimisation.step()
         total += float(losses.detach().sum())
         count += losses.numel()
+    detector.end_epoch()
     return total / count
 
 
-@torch.no_grad()
+def _train_epoch_one_step(detector: Detector, optimisation: _Optimisation, loader: Iterable[Batch],
+                          device: torch.device) -> float:
+    """The epoch as one optimiser step (:attr:`Detector.one_step_per_epoch`): the batches' objectives summed in
+    batch order from 0, divided by the number of batches, one ``backward()``; returns the mean per-graph loss."""
+    objective, batches, total, count = 0, 0, 0.0, 0
+    for batch in loader:
+        losses, batch_objective = detector.objective(batch.to(device))
+        objective = objective + batch_objective
+        batches += 1
+        total += float(losses.detach().sum())
+        count += losses.numel()
+    optimisation.optimizer.zero_grad()
+    (objective / batches).backward()
+    detector.before_step()
+    optimisation.step()
+    detector.end_epoch()
+    return total / count
+
+
 def score_graphs(detector: Detector, loader: DataLoader, device: torch.device) -> tuple[np.ndarray, np.ndarray]:
     """(graph ids, float32 scores) in loader order; each score stays paired with its own graph's id."""
+    ids, columns = score_graph_columns(detector, loader, device)
+    return ids, columns["score"]
+
+
+@torch.no_grad()
+def score_graph_columns(detector: Detector, loader: DataLoader, device: torch.device
+                        ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(graph ids, column name -> float32 scores) in loader order: ``score`` and the detector's
+    :attr:`~Detector.score_columns`, all from one :meth:`~Detector.scores` call per batch."""
     detector.eval()
-    ids, scores = [], []
+    names = ("score", *detector.score_columns)
+    ids, scores = [], {name: [] for name in names}
     for batch in loader:
         batch = batch.to(device)
-        values = detector.score(batch)
-        if values.shape != (batch.num_graphs,):
-            raise ValueError(f"{type(detector).__name__}.score returned shape {tuple(values.shape)}, "
-                             f"expected ({batch.num_graphs},): one score per graph")
+        values = detector.scores(batch)
+        if set(values) != set(names):
+            raise ValueError(f"{type(detector).__name__}.scores returned columns {sorted(values)}, expected "
+                             f"{sorted(names)} (score and its score_columns)")
+        for name in names:
+            if values[name].shape != (batch.num_graphs,):
+                raise ValueError(f"{type(detector).__name__}.score returned shape {tuple(values[name].shape)} "
+                                 f"for {name!r}, expected ({batch.num_graphs},): one score per graph")
+            scores[name].append(values[name].float().cpu().numpy())
         ids.append(batch.graph_id.cpu().numpy())
-        scores.append(values.float().cpu().numpy())
     detector.train()
     if not ids:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    return np.concatenate(ids).astype(np.int64), np.concatenate(scores)
+        return np.zeros(0, dtype=np.int64), {name: np.zeros(0, dtype=np.float32) for name in names}
+    return np.concatenate(ids).astype(np.int64), {name: np.concatenate(scores[name]) for name in names}
 
 
 # ---- checkpoints and records ---------------------------------------------------------------------------
@@ -315,6 +433,10 @@ def _save_checkpoint(path: Path, detector: Detector, optimisation: _Optimisation
         torch.save(content, tmp)
 
 
+def _checkpoint_hash(path: Path) -> str:
+    return torch.load(path, map_location="cpu", weights_only=True)["config_hash"]
+
+
 def _load_checkpoint(path: Path, detector: Detector, optimisation: _Optimisation, generator: torch.Generator,
                      run_hash: str) -> tuple[int, float]:
     """Restore a checkpoint in place; returns (epoch, wall seconds so far)."""
@@ -344,13 +466,14 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
 
 
-def _record(run_dir: Path, epoch: int, train_loss: float, scores: dict[str, tuple[np.ndarray, np.ndarray]],
-            context: dict[str, Any]) -> None:
-    """Write the epoch's score files, then append its record (the record points at existing files)."""
+def _record(run_dir: Path, epoch: int, train_loss: float,
+            scores: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]], context: dict[str, Any]) -> None:
+    """Write the epoch's score files (every score column), then append its record (the record points at
+    existing files). A graph counts as non-finite when any of its columns is."""
     files = {}
-    for part, (ids, values) in scores.items():
+    for part, (ids, columns) in scores.items():
         name = f"scores/epoch_{epoch:06d}.{part}.npz"
-        write_item_scores(run_dir / name, ids, score=values)
+        write_item_scores(run_dir / name, ids, **columns)
         files[part] = name
     record = {
         "epoch": epoch,
@@ -358,8 +481,8 @@ def _record(run_dir: Path, epoch: int, train_loss: float, scores: dict[str, tupl
         "train_loss_finite": bool(np.isfinite(train_loss)),
         "n_test": len(scores["test"][0]),
         "n_holdout": len(scores["holdout"][0]),
-        "nonfinite_test": int(np.count_nonzero(~np.isfinite(scores["test"][1]))),
-        "nonfinite_holdout": int(np.count_nonzero(~np.isfinite(scores["holdout"][1]))),
+        "nonfinite_test": _nonfinite_graphs(scores["test"][1]),
+        "nonfinite_holdout": _nonfinite_graphs(scores["holdout"][1]),
         "test_scores": files["test"],
         "holdout_scores": files["holdout"],
         "peak_rss_mb": _peak_rss_mb(),
@@ -368,24 +491,49 @@ def _record(run_dir: Path, epoch: int, train_loss: float, scores: dict[str, tupl
     append_record(run_dir / RECORDS, record)
 
 
+def _nonfinite_graphs(columns: dict[str, np.ndarray]) -> int:
+    return int(np.count_nonzero(~np.all([np.isfinite(values) for values in columns.values()], axis=0)))
+
+
+def _column_context(detector: Detector) -> dict[str, Any]:
+    """Record fields naming the score files' columns, for detectors with extra columns only (so the records
+    of the others stay as they were); :func:`load_trajectory` reads them."""
+    if not detector.score_columns:
+        return {}
+    names = ["score", *detector.score_columns]
+    if detector.reported_score not in names:
+        raise ValueError(f"{type(detector).__name__}.reported_score is {detector.reported_score!r}, not one of its "
+                         f"score columns {names}")
+    return {"score_columns": names, "reported_score": detector.reported_score}
+
+
 # ---- the run -------------------------------------------------------------------------------------------
 
 def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig, run_dir: str | Path, *,
-          stop_after_epoch: int | None = None) -> TrainResult:
+          stop_after_epoch: int | None = None, restart_stale: bool = False,
+          memory_budget_bytes: int | None = None) -> TrainResult:
     """Train a detector for the full budget, recording every evaluation point; resume when a checkpoint exists.
 
     ``build`` constructs the detector after the global RNGs are seeded with ``config.seed``, so its
     initial weights are reproducible. ``stop_after_epoch`` ends the call after that epoch with a
-    checkpoint (a job that must fit a time slot); a later call continues the run.
+    checkpoint (a job that must fit a time slot); a later call continues the run. A checkpoint of another
+    configuration or other code (:func:`config_hash`) is refused, or with ``restart_stale`` discarded
+    together with its records, and the run starts over. With ``memory_budget_bytes``, a detector whose
+    :meth:`~Detector.peak_memory_bytes` exceeds it raises :class:`MemoryBudgetError` before training starts.
     """
     run_dir = Path(run_dir)
     device = resolve_device(config.device)
     _seed_everything(config.seed)
     detector = build().to(device)
+    _check_memory(detector, graphs, config, memory_budget_bytes)
     optimisation = _Optimisation.for_detector(detector, config)
     generator = torch.Generator().manual_seed(stable_seed("nn.trainer", "loader", config.seed))
     run_hash = config_hash(detector, graphs, config)
+    graphs = detector.prepare_graphs(graphs)
     checkpoint = run_dir / CHECKPOINT
+    if restart_stale and checkpoint.exists() and _checkpoint_hash(checkpoint) != run_hash:
+        log.warning("%s was made by another configuration or other code; starting the run over", checkpoint)
+        checkpoint.unlink()
     if checkpoint.exists():
         start, wall_s = _load_checkpoint(checkpoint, detector, optimisation, generator, run_hash)
     else:
@@ -398,20 +546,22 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
 
     train_loader = (loader(graphs.train, config.batch_size, True) if config.shuffle_train
                     else fixed_batches(graphs.train, config.batch_size))
+    detector.attach_train_loader(train_loader)
     score_batch = (max(config.batch_size_test, INDEPENDENT_SCORE_BATCH) if detector.batch_independent_scores
                    else config.batch_size_test)
     # the hold-out pass is always isolated, so its order is immaterial: it is never shuffled (and may be empty)
     eval_loaders = {"test": loader(graphs.test, score_batch, config.shuffle_test),
                     "holdout": loader(graphs.holdout, score_batch, False)}
     context = {"seed": config.seed, "config_hash": run_hash, "versions": environment_versions(),
-               "device": str(device), "detector": type(detector).__name__}
+               "device": str(device), "detector": type(detector).__name__, **_column_context(detector)}
     last_save = time.monotonic()
     epoch = start
     end = config.num_epoch if stop_after_epoch is None else min(stop_after_epoch, config.num_epoch)
     while epoch < end:
         epoch += 1
         began = time.monotonic()
-        train_loss = _train_epoch(detector, optimisation, train_loader, device)
+        train_loss = _train_epoch(detector, optimisation, train_loader, device,
+                                  _training_mode(detector, epoch, config.eval_freq))
         evaluate = epoch % config.eval_freq == 0
         if evaluate:
             scores = _score_parts(detector, eval_loaders, device, generator, config.test_rng)
@@ -428,14 +578,23 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
                        run_dir=run_dir)
 
 
+def _check_memory(detector: Detector, graphs: RunGraphs, config: TrainConfig, budget: int | None) -> None:
+    needed = detector.peak_memory_bytes(graphs, config) if budget is not None else None
+    if needed is not None and needed > budget:
+        raise MemoryBudgetError(f"{type(detector).__name__} needs about {needed / 2**30:.3g} GiB for one step "
+                                f"(batch_size {config.batch_size}, batch_size_test {config.batch_size_test}), over the "
+                                f"memory budget of {budget / 2**30:.3g} GiB; the run is infeasible within it (raise "
+                                f"the budget only on a machine that has the memory)")
+
+
 def _score_parts(detector: Detector, loaders: dict[str, DataLoader], device: torch.device,
-                 generator: torch.Generator, test_rng: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+                 generator: torch.Generator, test_rng: str) -> dict[str, tuple[np.ndarray, dict[str, np.ndarray]]]:
     """Test scores (drawing from the training RNG when ``coupled``), then hold-out scores, always isolated."""
     scoring = preserved_rng(generator) if test_rng == "isolated" else contextlib.nullcontext()
     with scoring:
-        scores = {"test": score_graphs(detector, loaders["test"], device)}
+        scores = {"test": score_graph_columns(detector, loaders["test"], device)}
     with preserved_rng(generator):
-        scores["holdout"] = score_graphs(detector, loaders["holdout"], device)
+        scores["holdout"] = score_graph_columns(detector, loaders["holdout"], device)
     return scores
 
 
@@ -454,21 +613,29 @@ def _fit_setup(detector: Detector, train_graphs: Sequence[Data], config: TrainCo
 # ---- records -> trajectory ---------------------------------------------------------------------------
 
 def load_trajectory(run_dir: str | Path) -> Trajectory:
-    """The run's records and score files as a :class:`~graphaudit.selection.trajectory.Trajectory`."""
+    """The run's records and score files as a :class:`~graphaudit.selection.trajectory.Trajectory`.
+
+    Test and hold-out scores are the record's ``reported_score`` column (``score`` unless the detector names
+    another, :attr:`Detector.reported_score`); when that is not ``score``, ``score`` becomes the
+    ``oracle_test_scores`` the oracle ranks by (CVTGAD: normalised for selection, raw for the tables, U15).
+    """
     run_dir = Path(run_dir)
     points = []
     for record in read_records(run_dir / RECORDS):
-        test_ids, test_scores = _read_scores(run_dir / record["test_scores"])
-        holdout_ids, holdout_scores = _read_scores(run_dir / record["holdout_scores"])
+        reported = record.get("reported_score", "score")
+        test_ids, test = _read_scores(run_dir / record["test_scores"])
+        holdout_ids, holdout = _read_scores(run_dir / record["holdout_scores"])
         points.append(EvaluationPoint(epoch=int(record["epoch"]), train_loss=float(record["train_loss"]),
-                                      test_ids=test_ids, test_scores=test_scores,
-                                      holdout_ids=holdout_ids, holdout_scores=holdout_scores))
+                                      test_ids=test_ids, test_scores=test[reported],
+                                      holdout_ids=holdout_ids, holdout_scores=holdout[reported],
+                                      oracle_test_scores=None if reported == "score" else test["score"]))
     return Trajectory.from_points(points)
 
 
-def _read_scores(path: Path) -> tuple[np.ndarray, np.ndarray]:
+def _read_scores(path: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(item ids, column name -> scores) of one score file."""
     with np.load(path, allow_pickle=False) as archive:
-        return archive["item_id"], archive["score"]
+        return archive["item_id"], {name: archive[name] for name in archive.files if name != "item_id"}
 
 
 def _ids_of(graphs: Sequence[Data], name: str) -> np.ndarray:

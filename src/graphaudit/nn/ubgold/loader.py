@@ -12,7 +12,9 @@ import faiss and PyGCL for detectors a run does not use. Modules are imported on
 ``from ..nn.encoder import myGIN`` and ``from GAOOD.metric import *`` resolve as in UB-GOLD.
 
 ``torch_scatter`` (a compiled extension UB-GOLD imports) is replaced, only when it is not installed, by
-:mod:`graphaudit.nn.ubgold.torch_scatter_shim` over ``torch_geometric.utils.scatter``.
+:mod:`graphaudit.nn.ubgold.torch_scatter_shim` over ``torch_geometric.utils.scatter``. Likewise PyGCL (``GCL``,
+which imports ``dgl`` and ``torch_sparse``) by :mod:`graphaudit.nn.ubgold.pygcl_shim`, the pieces of it UB-GOLD's
+GraphCL and InfoGraph detectors call.
 """
 
 from __future__ import annotations
@@ -125,6 +127,10 @@ def activate(root: str | Path, code: str = CODE_NAME) -> None:
     if importlib.util.find_spec("torch_scatter") is None:
         from graphaudit.nn.ubgold import torch_scatter_shim
         sys.modules.setdefault("torch_scatter", torch_scatter_shim)
+    if importlib.util.find_spec("GCL") is None:
+        from graphaudit.nn.ubgold import pygcl_shim
+        for name, module in pygcl_shim.modules().items():
+            sys.modules.setdefault(name, module)
 
 
 def import_module(name: str) -> ModuleType:
