@@ -23,7 +23,7 @@ from graphaudit.selection import TestLabels as Labels  # aliased: pytest would c
 from graphaudit.selection import select
 from graphaudit.selection.rules import evaluate
 from graphaudit.stats.metrics import auroc
-from nn_toys import CLIQUE_ID, assert_same_runs, clique, ring
+from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring
 
 SMALL = {"hidden_dim": 4, "num_layer": 2, "rw_dim": 3, "dg_dim": 3, "alpha": 0.5}
 
@@ -284,19 +284,8 @@ def test_own_and_ubgold_train_alike_for_three_epochs(active: Path, tmp_path: Pat
     config = CVTGADConfig(**{**SMALL, **PARITY[name]})
     train(lambda: CVTGAD(2, config), toy_graphs(), settings(), tmp_path / "own")
     train(lambda: ubgold.CVTGAD(2, config), toy_graphs(), settings(), tmp_path / "ubgold")
-    own_records, ubgold_records = read_records(tmp_path / "own" / RECORDS), read_records(tmp_path / "ubgold" / RECORDS)
-    assert [r["epoch"] for r in own_records] == [r["epoch"] for r in ubgold_records] == [1, 2, 3]
-    np.testing.assert_allclose([r["train_loss"] for r in own_records], [r["train_loss"] for r in ubgold_records],
-                               rtol=1e-5)
-    assert [r["train_loss"] for r in own_records] == [r["train_loss"] for r in ubgold_records]  # to the bit
-    for mine, theirs in zip(own_records, ubgold_records):
-        assert mine["nonfinite_test"] == mine["nonfinite_holdout"] == 0
-        for part in ("test_scores", "holdout_scores"):
-            a, b = np.load(tmp_path / "own" / mine[part]), np.load(tmp_path / "ubgold" / theirs[part])
-            assert np.array_equal(a["item_id"], b["item_id"])
-            for column in ("score", "raw_score"):
-                np.testing.assert_allclose(a[column], b[column], rtol=1e-5)
-                assert np.array_equal(a[column], b[column])
+    records = assert_bitwise_parity(tmp_path / "own", tmp_path / "ubgold", columns=("score", "raw_score"))
+    assert all(r["nonfinite_test"] == r["nonfinite_holdout"] == 0 for r in records)
 
 
 def test_ubgold_cross_attention_constant_follows_the_run_device(active: Path) -> None:

@@ -28,7 +28,7 @@ from graphaudit.nn import GLADC, OCGIN, GLADCConfig, OCGINConfig, RunGraphs, Tra
 from graphaudit.nn.gladc import DENSE_FOOTPRINT, dense_step_bytes, info_nce, perturbed_weights, reconstruction_costs
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS, MemoryBudgetError
 from graphaudit.nn.ubgold.gladc import GLADC as UBGLADC
-from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, assert_same_runs, clique, ring
+from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_finite_and_clique_stands_out, assert_same_runs, clique, ring
 
 ROOT = Path(__file__).parents[2]
 CATALOGUE = load_catalogue(ROOT / "config/glad/detectors.yaml")
@@ -268,13 +268,7 @@ def test_own_and_ubgold_train_alike_for_three_epochs(active: Path, tmp_path: Pat
     config = settings(batch_size_test=batch_size_test)
     train(lambda: GLADC(2, SMALL), toy_graphs(), config, tmp_path / "own")
     train(lambda: UBGLADC(2, SMALL), toy_graphs(), config, tmp_path / "ubgold")
-    own, theirs = read_records(tmp_path / "own" / RECORDS), read_records(tmp_path / "ubgold" / RECORDS)
-    assert [r["epoch"] for r in own] == [r["epoch"] for r in theirs] == [1, 2, 3]
-    assert [r["train_loss"] for r in own] == [r["train_loss"] for r in theirs]  # to the bit
-    for mine, other in zip(own, theirs):
-        for part in ("test_scores", "holdout_scores"):
-            a, b = np.load(tmp_path / "own" / mine[part]), np.load(tmp_path / "ubgold" / other[part])
-            assert np.array_equal(a["item_id"], b["item_id"]) and np.array_equal(a["score"], b["score"])
+    assert_bitwise_parity(tmp_path / "own", tmp_path / "ubgold")
     optimizer = torch.load(tmp_path / "ubgold" / CHECKPOINT, weights_only=True)["optimisation"]["optimizer"]
     assert len(optimizer["state"]) == 8  # Adam moved NetGe only, as UB-GOLD's optimizerG
 

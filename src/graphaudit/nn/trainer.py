@@ -47,8 +47,7 @@ from graphaudit.data.graphset import GraphSet
 from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
 
 __all__ = ["CHECKPOINT", "RECORDS", "Detector", "MemoryBudgetError", "RunGraphs", "TrainConfig", "TrainResult",
-           "config_hash",
-           "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device",
+           "config_hash", "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device",
            "score_graph_columns", "score_graphs", "train"]
 
 log = logging.getLogger(__name__)
