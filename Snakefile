@@ -14,6 +14,7 @@ validate(config, "config/schema.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/pattern.smk"
+include: "workflow/rules/nodeground.smk"
 include: "workflow/rules/glad.smk"
 include: "workflow/rules/graphlm.smk"
 include: "workflow/rules/llmpattern.smk"

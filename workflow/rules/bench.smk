@@ -140,6 +140,19 @@ rule bench_glad_training:
         RUN
 
 
+rule bench_nodeground_elo:
+    output:
+        table="results/bench/nodeground_elo.csv",
+    params:
+        entry="graphaudit.bench.nodeground_elo:bench_nodeground_elo",
+        **config["bench"]["nodeground_elo"],
+    log:
+        "logs/bench/nodeground_elo.log",
+    threads: 1
+    script:
+        RUN
+
+
 rule bench:
     input:
         rules.bench_glad_training.output,
@@ -151,3 +164,4 @@ rule bench:
         rules.bench_cluster_gibbs.output,
         rules.bench_strip_sampler.output,
         rules.bench_llm_occurrence.output,
+        rules.bench_nodeground_elo.output,

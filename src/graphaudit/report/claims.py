@@ -14,6 +14,9 @@ A claims file ``config/claims/<study>.yaml`` looks like::
         scales: [ci, quick, paper]       # scales at which the claim applies (default: all)
         requires: gpu                    # optional: the table comes only from a GPU run
         blocked: reason                  # optional: cannot be reproduced (always NOT RUN with this reason)
+
+A source table may carry a ``not_run`` column: a non-empty cell there makes the claim that reads its row
+NOT RUN with that cell as the reason (a table that knows when its number cannot be judged on this run).
 """
 
 from __future__ import annotations
@@ -116,6 +119,9 @@ def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Ve
     value, problem = read_value(table, source["column"], source.get("where", {}))
     if problem:
         return verdict("NOT RUN", reason=problem)
+    not_run = not_run_reason(table, source.get("where", {}))
+    if not_run:
+        return verdict("NOT RUN", reason=not_run)
     passed, reason = _compare(claim, value)
     return verdict("PASS" if passed else "FAIL", reproduced=value, reason=reason)
 
@@ -139,6 +145,17 @@ def read_value(table: Path, column: str, where: Mapping[str, Any]) -> tuple[Any,
     if isinstance(value, float) and value.is_integer():  # integer columns with gaps read back as floats
         value = int(value)
     return value, ""
+
+
+def not_run_reason(table: Path, where: Mapping[str, Any]) -> str:
+    """The ``not_run`` cell of the row matching ``where`` ('' when the table has no such column or cell)."""
+    frame = pd.read_csv(table, dtype=str, keep_default_na=False)
+    if "not_run" not in frame.columns:
+        return ""
+    mask = pd.Series(True, index=frame.index)
+    for key, wanted in where.items():
+        mask &= frame[key] == str(wanted)
+    return " ".join(frame.loc[mask, "not_run"].str.strip())
 
 
 def _compare(claim: Mapping[str, Any], value: Any) -> tuple[bool, str]:

@@ -6,6 +6,14 @@ scipy's default ``zero_method="wilcox"``); the remaining absolute differences ge
 null distribution is that of R+ over all 2^n sign assignments of *those* ranks. Without zeros or ties this
 is the classical exact distribution (``scipy.stats.wilcoxon(method="exact")``); with ties it is the exact
 conditional (permutation) distribution, which scipy's ``method="exact"`` only approximates.
+
+``zero_method="pratt"`` (Pratt 1959; the NodeGround tests) ranks the zero differences with the others and
+then leaves their ranks out of R+ and R-: the exact null is that of R+ over the sign assignments of the
+non-zero ranks so obtained. ``method="asymptotic"`` is the normal approximation with the tie correction and,
+for Pratt, Cureton's (1967) adjustment of the mean and variance, without continuity correction (scipy's
+default); ``method="auto"`` follows ``scipy.stats.wilcoxon``'s own choice as of SciPy 1.17: exact without
+ties or zeros up to 50 differences, exact (scipy: an exhaustive permutation test) with ties or zeros up to
+13, the normal approximation otherwise.
 """
 
 from __future__ import annotations
@@ -18,16 +26,27 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["SignedRankResult", "holm_adjust", "holm_reject", "pairwise_wilcoxon", "wilcoxon_signed_rank"]
+__all__ = ["SIGNED_RANK_METHODS", "ZERO_METHODS", "SignedRankResult", "holm_adjust", "holm_reject",
+           "pairwise_wilcoxon", "wilcoxon_signed_rank"]
+
+
+ZERO_METHODS = ("wilcox", "pratt")
+SIGNED_RANK_METHODS = ("exact", "asymptotic", "auto")
+AUTO_EXACT_LIMIT = 50
+"""``method="auto"``: largest sample scipy tests exactly when there are no ties or zeros (SciPy 1.17)."""
+AUTO_PERMUTATION_LIMIT = 13
+"""``method="auto"``: largest sample scipy enumerates every sign assignment when there are ties or zeros."""
 
 
 @dataclass(frozen=True)
 class SignedRankResult:
-    """Two-sided exact signed-rank test: statistic = min(R+, R-) over the n_used non-zero differences."""
+    """Two-sided signed-rank test: statistic = min(R+, R-) over the n_used non-zero differences; ``method``
+    is the p-value's computation (exact or asymptotic)."""
 
     statistic: float
     p_value: float
     n_used: int
+    method: str = "exact"
 
 
 def _paired_differences(x: np.ndarray, y: np.ndarray | None) -> np.ndarray:
@@ -56,24 +75,67 @@ def _signed_rank_counts(doubled_ranks: np.ndarray) -> np.ndarray:
     return counts
 
 
-def wilcoxon_signed_rank(x: np.ndarray, y: np.ndarray | None = None) -> SignedRankResult:
-    """Exact two-sided Wilcoxon signed-rank test of x - y (or of x alone) against a zero median.
+def wilcoxon_signed_rank(x: np.ndarray, y: np.ndarray | None = None, zero_method: str = "wilcox",
+                         method: str = "exact") -> SignedRankResult:
+    """Two-sided Wilcoxon signed-rank test of x - y (or of x alone) against a zero median.
 
-    p = min(1, 2 min(P(R+ <= r+), P(R+ >= r+))). With no non-zero difference left there is no evidence
-    either way: statistic 0, p = 1.
+    Exact: p = min(1, 2 min(P(R+ <= r+), P(R+ >= r+))) under the conditional null of the ranks at hand.
+    ``zero_method`` and ``method`` as in the module docstring. With no non-zero difference left there is no
+    evidence either way: statistic 0, p = 1.
     """
-    differences = _paired_differences(x, y)
-    differences = differences[differences != 0.0]
-    if differences.size == 0:
-        return SignedRankResult(statistic=0.0, p_value=1.0, n_used=0)
-    doubled = np.rint(2.0 * stats.rankdata(np.abs(differences), method="average")).astype(np.int64)
-    counts = _signed_rank_counts(doubled)
-    observed = int(doubled[differences > 0].sum())
+    if zero_method not in ZERO_METHODS:
+        raise ValueError(f"zero_method must be one of {ZERO_METHODS}, got {zero_method!r}")
+    if method not in SIGNED_RANK_METHODS:
+        raise ValueError(f"method must be one of {SIGNED_RANK_METHODS}, got {method!r}")
+    given = _paired_differences(x, y)
+    differences = given[given != 0.0] if zero_method == "wilcox" else given
+    nonzero = differences != 0.0
+    if not nonzero.any():
+        return SignedRankResult(statistic=0.0, p_value=1.0, n_used=0, method="exact")
+    ranks = stats.rankdata(np.abs(differences), method="average")
+    r_plus = float(ranks[differences > 0].sum())
+    r_minus = float(ranks[differences < 0].sum())
+    chosen = _auto_method(given.size, bool(np.any(given == 0.0)), ranks) if method == "auto" else method
+    if chosen == "exact":
+        p_value = _exact_p(np.rint(2.0 * ranks[nonzero]).astype(np.int64), round(2.0 * r_plus))
+    else:
+        p_value = _asymptotic_p(differences, ranks, r_plus)
+    return SignedRankResult(statistic=min(r_plus, r_minus), p_value=p_value, n_used=int(nonzero.sum()),
+                            method=chosen)
+
+
+def _auto_method(n: int, has_zeros: bool, ranks: np.ndarray) -> str:
+    """scipy's ``method="auto"`` (SciPy 1.17) for ``n`` given differences: exact up to 50 without ties or
+    zeros, exact enumeration up to 13 with them, else the normal approximation. Ties are judged on the
+    ranks of the differences that are ranked."""
+    if n > AUTO_EXACT_LIMIT:
+        return "asymptotic"
+    if not (has_zeros or len(np.unique(ranks)) < ranks.size) or n <= AUTO_PERMUTATION_LIMIT:
+        return "exact"
+    return "asymptotic"
+
+
+def _exact_p(doubled_ranks: np.ndarray, observed: int) -> float:
+    """Two-sided p of the doubled R+ ``observed`` under all sign assignments of the doubled ranks."""
+    counts = _signed_rank_counts(doubled_ranks)
     lower, upper = counts[: observed + 1].sum(), counts[observed:].sum()
-    p_value = min(1.0, 2.0 * min(lower, upper) / counts.sum())
-    r_plus = observed / 2.0
-    return SignedRankResult(statistic=float(min(r_plus, doubled.sum() / 2.0 - r_plus)), p_value=float(p_value),
-                            n_used=int(differences.size))
+    return float(min(1.0, 2.0 * min(lower, upper) / counts.sum()))
+
+
+def _asymptotic_p(differences: np.ndarray, ranks: np.ndarray, r_plus: float) -> float:
+    """Normal approximation: mean n(n+1)/4 and variance n(n+1)(2n+1)/24 less the tie correction
+    sum(t^3 - t)/48 over groups of tied non-zero |d|; with zeros kept (Pratt) the zero group's share
+    n0(n0+1)/4 and n0(n0+1)(2n0+1)/24 is removed (Cureton 1967). No continuity correction."""
+    n = differences.size
+    zeros = int(np.sum(differences == 0.0))
+    mean = n * (n + 1) / 4.0 - zeros * (zeros + 1) / 4.0
+    _, ties = np.unique(ranks[differences != 0.0], return_counts=True)
+    variance = (n * (n + 1) * (2 * n + 1) - zeros * (zeros + 1) * (2 * zeros + 1)
+                - np.sum(ties.astype(np.float64) ** 3 - ties) / 2.0) / 24.0
+    if variance <= 0.0:
+        return 1.0
+    z = (r_plus - mean) / np.sqrt(variance)
+    return float(min(1.0, 2.0 * stats.norm.sf(abs(z))))
 
 
 def _p_values(p_values: np.ndarray) -> np.ndarray:
