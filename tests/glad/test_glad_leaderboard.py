@@ -208,7 +208,7 @@ def test_flagged_tuned_runs_leave_the_pool_and_are_counted() -> None:
     is the unflagged 44 / 9; against Last likewise. A flag on a default-setting run is not a tuned run."""
     frame = protocol_frame().assign(flags="")
     frame.loc[(frame["detector"] == "A") & (frame["dataset"] == "COX2") & (frame["fold"] == 1)
-              & (frame["protocol"] == "oracle_ub"), "flags"] = "stopped_early;tied_scores"
+              & (frame["protocol"] == "oracle_ub"), "flags"] = "stopped_early;tied_across_classes"
     frame.loc[(frame["detector"] == "C") & (frame["dataset"] == "BZR") & (frame["fold"] == 0)
               & (frame["protocol"] == "val_normal"), "flags"] = "nonfinite_scores"
     frame.loc[(frame["detector"] == "B") & (frame["dataset"] == "DHFR") & (frame["protocol"] == "hp_free"),

@@ -57,6 +57,19 @@ def test_each_protocol_reports_its_checkpoint() -> None:
     assert {"tied_criterion", "nonfinite_criterion"} <= set(rows["consensus"]["flags"].split(";"))
 
 
+def test_ties_across_classes_flag_the_rows_whose_auroc_rests_on_a_half() -> None:
+    """Scores in id order (anomalies 10, 12): the last point ties normal 13 with anomaly 12 (both 2), the second
+    ties two anomalies (3, 3), which is harmless; the default run's points tie only within a class."""
+    tuned = run([[4, 1, 3, 2], [3, 1, 3, 2], [4, 1, 2, 2]], holdout_means=[5.0, 2.0, 1.0], losses=[1.0, 2.0, 3.0])
+    rows = {r["protocol"]: r for r in protocol_rows("X", "BZR", "end_to_end",
+                                                     FoldRuns(FOLD, {"tuned": tuned, "default": DEFAULT}))}
+    flagged = {p for p, r in rows.items() if "tied_across_classes" in r["flags"].split(";")}
+    # last and val_normal choose point 3 (epoch 12); the oracle and min_train_loss point 1; the expected random
+    # checkpoint reads every point; HP-Free and the default oracle the default run's point 1 (2, 1, 2, 1: no tie)
+    assert {"last", "val_normal", "expected_random"} <= flagged
+    assert not {"oracle_ub", "min_train_loss", "hp_free", "oracle_default"} & flagged
+
+
 def test_protocols_without_a_default_run_are_left_out() -> None:
     rows = protocol_rows("OCGIN", "BZR", "end_to_end", FoldRuns(FOLD, {"tuned": TUNED}))
     assert {r["protocol"] for r in rows} == {"oracle_ub", "oracle_own", "last", "val_normal", "min_train_loss",

@@ -26,7 +26,7 @@ from scipy.optimize import linear_sum_assignment
 
 from graphaudit.glad.protocol import Fold
 from graphaudit.selection import Trajectory, select
-from graphaudit.selection.rules import Selection, evaluate, metric_curve
+from graphaudit.selection.rules import Selection, evaluate, metric_curve, ties_across_classes
 from graphaudit.selection.trajectory import TestLabels
 from graphaudit.stats.metrics import auprc, auroc, fpr95
 from graphaudit.stats.resampling import selection_gain, selection_on_noise, trajectory_auroc
@@ -34,6 +34,9 @@ from graphaudit.stats.resampling import selection_gain, selection_on_noise, traj
 ORACLE_RULE = {"end_to_end": "oracle", "two_stage": "oracle_two_stage"}
 LABEL_FREE_ON_TUNED = ("last", "val_normal", "min_train_loss", "expected_random", "auc_p", "consensus")
 METRICS = {"auroc": auroc, "auprc": auprc, "fpr95": fpr95}
+TIED_ACROSS_CLASSES = "tied_across_classes"
+"""A protocol-row flag (labels are known here, not to the label-free rules): a chosen point gives a normal and an
+anomaly the same score (:func:`graphaudit.selection.rules.ties_across_classes`)."""
 SETTING_PROTOCOLS = {"tuned": ("oracle_ub", "oracle_own", *LABEL_FREE_ON_TUNED),
                      "default": ("oracle_default", "hp_free")}
 """The protocols each setting's run feeds (a failed run leaves a NaN row in each)."""
@@ -79,7 +82,10 @@ def protocol_rows(detector: str, dataset: str, family: str, fold_runs: FoldRuns)
                                   "epoch": selection.epochs[0] if len(selection.epochs) == 1 else None,
                                   "n_points": len(selection.epochs)}
         row.update({name: evaluate(selection, runs, labels, metric) for name, metric in METRICS.items()})
-        row["flags"] = ";".join(sorted(selection.flags))
+        flags = {str(flag) for flag in selection.flags}
+        if ties_across_classes(selection, runs, labels):
+            flags.add(TIED_ACROSS_CLASSES)
+        row["flags"] = ";".join(sorted(flags))
         row["reason"] = selection.reason
         rows.append(row)
     return rows + _failed_rows(detector, dataset, fold_runs)

@@ -37,7 +37,7 @@ from graphaudit.stats.metrics import auprc, auroc
 
 __all__ = [
     "DEFAULT_SETTING", "GLASS_PATIENCE", "UB_GOLD_PATIENCE", "Flag", "Metric", "NoEligiblePoint", "Selection",
-    "auc_p", "consensus", "evaluate", "expected_random", "hp_free", "last", "mean_auroc_auprc", "metric_curve",
+    "auc_p", "consensus", "evaluate", "expected_random", "ties_across_classes", "hp_free", "last", "mean_auroc_auprc", "metric_curve",
     "min_train_loss", "oracle", "oracle_fold_mean", "oracle_own", "val_normal",
 ]
 
@@ -309,6 +309,20 @@ def evaluate(selection: Selection, runs: Trajectory | Mapping[str, Trajectory], 
     values = [_point_metric(trajectory.test_scores[i], y, metric) for i in selection.indices]
     finite = [value for value in values if np.isfinite(value)]
     return float(np.mean(finite)) if finite else float("nan")
+
+
+def ties_across_classes(selection: Selection, runs: Trajectory | Mapping[str, Trajectory], labels: TestLabels
+                        ) -> bool:
+    """Whether a chosen point gives a normal and an anomalous test graph the same score: the ties AUROC counts
+    as one half, so the reported number then rests on the tie convention. (Ties within a class are common and
+    harmless: isomorphic graphs get equal scores from every deterministic detector.)"""
+    trajectory = _run_of(selection, runs)
+    y = _require_labels(labels).aligned_to(trajectory).astype(bool)
+    for index in selection.indices:
+        row = trajectory.test_scores[index]
+        if np.intersect1d(row[y], row[~y]).size:
+            return True
+    return False
 
 
 # --- helpers ------------------------------------------------------------------------------------------
