@@ -55,7 +55,6 @@ allocating them (:class:`graphaudit.nn.trainer.MemoryBudgetError`).
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -66,7 +65,7 @@ from torch.func import functional_call
 from torch_geometric.data import Batch, Data
 
 from graphaudit.nn.glocalkd import dense_blocks
-from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig
+from graphaudit.nn.trainer import BatchLossDetector, RunGraphs, TrainConfig
 
 __all__ = ["GLADC", "GLADCConfig", "GLADCDetector", "GLADCEncoder", "dense_step_bytes", "info_nce",
            "perturbed_weights", "reconstruction_costs", "structure_target"]
@@ -210,24 +209,13 @@ def dense_step_bytes(num_graphs: int, max_nodes: int, in_dim: int, hidden_dim: i
 
 # ---- the detector --------------------------------------------------------------------------------------
 
-class GLADCDetector(Detector):
-    """Loss, objective and memory estimate of GLADC given its batch loss; the own network and the ubgold
-    adapter differ only in :meth:`batch_loss` and :meth:`score`."""
+class GLADCDetector(BatchLossDetector):
+    """Loss, objective and memory estimate of GLADC given its batch loss (UB-GOLD's ``forward_model``: the scalar
+    it backpropagates; the contrastive term is a batch quantity); the own network and the ubgold adapter differ
+    only in :meth:`batch_loss` and :meth:`score`."""
 
     config: GLADCConfig
     in_dim: int
-
-    @abstractmethod
-    def batch_loss(self, batch: Batch) -> torch.Tensor:
-        """UB-GOLD's ``forward_model`` on the batch: the scalar it backpropagates."""
-
-    def loss(self, batch: Batch) -> torch.Tensor:
-        """Every graph of the batch carries the batch loss (the contrastive term is a batch quantity)."""
-        return self.batch_loss(batch).expand(batch.num_graphs)
-
-    def objective(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-        value = self.batch_loss(batch)
-        return value.detach().expand(batch.num_graphs), value
 
     def blocks(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """(features, adjacency) padded as UB-GOLD's ``process_graph`` pads them."""

@@ -46,7 +46,7 @@ from graphaudit.common.seeds import stable_seed
 from graphaudit.data.graphset import GraphSet
 from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
 
-__all__ = ["CHECKPOINT", "RECORDS", "Detector", "MemoryBudgetError", "RunGraphs", "TrainConfig", "TrainResult",
+__all__ = ["CHECKPOINT", "RECORDS", "BatchLossDetector", "Detector", "MemoryBudgetError", "RunGraphs", "TrainConfig", "TrainResult",
            "config_hash", "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device",
            "score_graph_columns", "score_graphs", "train"]
 
@@ -155,6 +155,26 @@ class Detector(torch.nn.Module, ABC):
         one forward pass that need not be repeated).
         """
         return {"score": self.score(batch)}
+
+
+class BatchLossDetector(Detector):
+    """A detector whose reference loss is one number per batch (a contrastive estimate over the batch's pairs:
+    the two-stage detectors, GLADC).
+
+    Each graph carries the batch's value, so a batch's recorded losses sum to (batch size) x its loss and the
+    record's mean weighs batches by size; the gradient is that of the batch loss itself.
+    """
+
+    @abstractmethod
+    def batch_loss(self, batch: Batch) -> torch.Tensor:
+        """The batch's training loss, a scalar (fitting any per-batch state in training mode)."""
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        return self.batch_loss(batch).expand(batch.num_graphs)
+
+    def objective(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        value = self.batch_loss(batch)
+        return value.detach().expand(batch.num_graphs), value
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,6 @@ a NaN loss (no negative pairs), whose step makes the weights NaN and the next fi
 from __future__ import annotations
 
 import math
-from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,9 +55,9 @@ from torch import nn
 from torch_geometric.data import Batch
 from torch_geometric.nn import GINConv, global_add_pool
 
-from graphaudit.nn.trainer import Detector
+from graphaudit.nn.trainer import BatchLossDetector
 
-__all__ = ["AUGMENTATIONS", "TWO_STAGE_SCHEDULE", "BatchLossDetector", "BatchNormGIN", "GraphCLIF", "GraphCLIFConfig",
+__all__ = ["AUGMENTATIONS", "TWO_STAGE_SCHEDULE", "BatchNormGIN", "GraphCLIF", "GraphCLIFConfig",
            "GraphCLOCSVM", "GraphCLOCSVMConfig", "IFConfig", "InfoGraphIF", "InfoGraphIFConfig", "InfoGraphOCSVM",
            "InfoGraphOCSVMConfig", "OCSVMConfig", "TwoStageConfig", "check_infograph_ocsvm_layers", "drop_nodes",
            "graphcl_loss", "graphcl_view", "info_nce", "local_global_jsd", "mask_features", "outlier_model",
@@ -319,25 +318,6 @@ class _FeedForward(nn.Module):
 
 
 # ---- the detectors -------------------------------------------------------------------------------------------
-
-class BatchLossDetector(Detector):
-    """A detector whose reference loss is one number per batch (a contrastive estimate over the batch's pairs).
-
-    Each graph carries the batch's value, so a batch's recorded losses sum to (batch size) x its loss and the
-    record's mean weighs batches by size; the gradient is that of the batch loss itself.
-    """
-
-    @abstractmethod
-    def batch_loss(self, batch: Batch) -> torch.Tensor:
-        """The batch's training loss, a scalar (fitting any per-batch state in training mode)."""
-
-    def loss(self, batch: Batch) -> torch.Tensor:
-        return self.batch_loss(batch).expand(batch.num_graphs)
-
-    def objective(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-        value = self.batch_loss(batch)
-        return value.detach().expand(batch.num_graphs), value
-
 
 def outlier_model(config: IFConfig | OCSVMConfig, num_rows: int,
                   random_state: np.random.RandomState | None = None) -> IsolationForest | OneClassSVM:

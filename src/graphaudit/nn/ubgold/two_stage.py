@@ -28,9 +28,9 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch
 
-from graphaudit.nn.two_stage import (BatchLossDetector, GraphCLIFConfig, GraphCLOCSVMConfig, IFConfig,
-                                     InfoGraphIFConfig, InfoGraphOCSVMConfig, OCSVMConfig,
-                                     check_infograph_ocsvm_layers)
+from graphaudit.nn.trainer import BatchLossDetector
+from graphaudit.nn.two_stage import (GraphCLIFConfig, GraphCLOCSVMConfig, IFConfig, InfoGraphIFConfig,
+                                     InfoGraphOCSVMConfig, OCSVMConfig, check_infograph_ocsvm_layers)
 from graphaudit.nn.ubgold import loader
 from graphaudit.nn.ubgold.detectors import _args
 
