@@ -279,11 +279,28 @@ class AdaptiveLossParts(nn.Module):
         return mean_g, std_g, mean_n, std_n
 
 
-class CVTGAD(Detector):
-    """CVTGAD on ``x`` and ``x_s`` (added by :meth:`prepare_graphs`); ``in_dim`` is the width of ``x``."""
+class CVTGADDetector(Detector):
+    """What both backends' CVTGAD share: ``x_s`` on every graph, the per-graph loss :meth:`objective` records, and
+    two score columns (U15: ``score`` for selection, ``raw_score`` reported)."""
 
     score_columns = ("raw_score",)
     reported_score = "raw_score"
+    config: CVTGADConfig
+
+    def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
+        """UB-GOLD's data loader attaches ``init_structural_encoding(..., rw_dim, dg_dim)`` to every graph."""
+        return with_structural_encodings(graphs, self.config.rw_dim, self.config.dg_dim)
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        """The per-graph losses :meth:`objective` records (in training mode it also feeds the statistics)."""
+        return self.objective(batch)[0]
+
+    def score(self, batch: Batch) -> torch.Tensor:
+        return self.scores(batch)["score"]
+
+
+class CVTGAD(CVTGADDetector):
+    """CVTGAD on ``x`` and ``x_s`` (added by :meth:`prepare_graphs`); ``in_dim`` is the width of ``x``."""
 
     def __init__(self, in_dim: int, config: CVTGADConfig | None = None) -> None:
         super().__init__()
@@ -305,9 +322,6 @@ class CVTGAD(Detector):
                 if module.bias is not None:
                     module.bias.data.fill_(0.0)
         self.adaptive = AdaptiveLossParts()
-
-    def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
-        return with_structural_encodings(graphs, self.config.rw_dim, self.config.dg_dim)
 
     def loss_parts(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """Per-graph (graph-level, node-level) losses over this batch (UB-GOLD's ``forward_model``)."""
@@ -335,10 +349,6 @@ class CVTGAD(Detector):
         objective = weight_g * loss_g.mean() + weight_n * loss_n.mean()
         return (weight_g * loss_g + weight_n * loss_n).detach(), objective
 
-    def loss(self, batch: Batch) -> torch.Tensor:
-        """The per-graph losses :meth:`objective` records (in training mode it also feeds the statistics)."""
-        return self.objective(batch)[0]
-
     def end_epoch(self) -> None:
         """The epoch's loss-part statistics: the next epoch's weights and this epoch's normalised scores."""
         if self.config.is_adaptive:
@@ -352,6 +362,3 @@ class CVTGAD(Detector):
             return {"score": raw, "raw_score": raw}
         mean_g, std_g, mean_n, std_n = self.adaptive.moments()
         return {"score": (score_g - mean_g) / std_g + (score_n - mean_n) / std_n, "raw_score": raw}
-
-    def score(self, batch: Batch) -> torch.Tensor:
-        return self.scores(batch)["score"]

@@ -55,7 +55,7 @@ from torch_geometric.data import Batch
 from torch_geometric.nn import BatchNorm, GCNConv, global_max_pool
 from torch_geometric.utils import batched_negative_sampling, scatter
 
-from graphaudit.nn.trainer import Detector, RunGraphs
+from graphaudit.nn.trainer import BatchLossDetector, RunGraphs
 
 __all__ = ["ORIENTATIONS", "CosineStructureModel", "GCNBackbone", "GraphDE", "GraphDEConfig", "environment_loss",
            "normal_probability", "oriented", "with_normal_labels"]
@@ -201,11 +201,20 @@ class CosineStructureModel(nn.Module):
         return nll
 
 
-class GraphDE(Detector):
-    """GraphDE-A as UB-GOLD trains and scores it (module docstring); ``in_dim`` is the node-feature width."""
+class GraphDEDetector(BatchLossDetector):
+    """What both backends' GraphDE share: UB-GOLD's ``fit`` semantics (one step per epoch, evaluation mode after
+    the first evaluation), a batch-scalar loss, and training graphs labelled normal."""
 
     one_step_per_epoch = True
     train_mode_until_first_evaluation = True
+    config: GraphDEConfig
+
+    def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
+        return with_normal_labels(graphs)  # dataloader/data_loader.py: data.y = 0 on every training graph
+
+
+class GraphDE(GraphDEDetector):
+    """GraphDE-A as UB-GOLD trains and scores it (module docstring); ``in_dim`` is the node-feature width."""
 
     def __init__(self, in_dim: int, config: GraphDEConfig | None = None) -> None:
         super().__init__()
@@ -215,9 +224,6 @@ class GraphDE(Detector):
         self.structure = CosineStructureModel(in_dim, c.hidden_dim, c.dropout, c.neg_ratio)
         self.classifier = nn.Sequential(nn.Linear(c.hidden_dim, 2 * c.hidden_dim), nn.ReLU(),
                                         nn.Linear(2 * c.hidden_dim, NUM_CLASSES))
-
-    def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
-        return with_normal_labels(graphs)
 
     def logits(self, batch: Batch) -> torch.Tensor:
         """The classifier's logits, shape ``(num_graphs, 2)``: GCN, max pooling, MLP."""
@@ -232,14 +238,6 @@ class GraphDE(Detector):
         loss = environment_loss(structure_nll, self.logits(batch), batch.y, self.config.prior_ratio)
         self.structure(batch.x, batch.edge_index, batch.batch)  # UB-GOLD's loss_func scores the batch too
         return loss
-
-    def objective(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-        loss = self.batch_loss(batch)
-        return loss.detach().expand(batch.num_graphs), loss
-
-    def loss(self, batch: Batch) -> torch.Tensor:
-        """Each graph's batch loss (the loss is a batch quantity)."""
-        return self.objective(batch)[0]
 
     def score(self, batch: Batch) -> torch.Tensor:
         nll = self.structure(batch.x, batch.edge_index, batch.batch)

@@ -25,9 +25,7 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch
 
-from graphaudit.nn.cvtgad import CVTGADConfig
-from graphaudit.nn.structural_encoding import with_structural_encodings
-from graphaudit.nn.trainer import Detector, RunGraphs
+from graphaudit.nn.cvtgad import CVTGADConfig, CVTGADDetector
 from graphaudit.nn.ubgold import loader
 
 __all__ = ["CVTGAD"]
@@ -38,11 +36,8 @@ def _gpu_index(device: torch.device) -> int:
     return device.index or 0
 
 
-class CVTGAD(Detector):
+class CVTGAD(CVTGADDetector):
     """``GAOOD.nn.cvtgad.CVTGAD`` trained and scored as ``GAOOD/detector/CVTGAD.py`` does."""
-
-    score_columns = ("raw_score",)
-    reported_score = "raw_score"
 
     def __init__(self, in_dim: int, config: CVTGADConfig | None = None) -> None:
         super().__init__()
@@ -64,10 +59,6 @@ class CVTGAD(Detector):
         self.register_buffer("epochs", torch.zeros((), dtype=torch.int64))
         self.loss_g_all: list[float] = []
         self.loss_n_all: list[float] = []
-
-    def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
-        """UB-GOLD's data loader attaches ``init_structural_encoding(..., rw_dim, dg_dim)`` to every graph."""
-        return with_structural_encodings(graphs, self.config.rw_dim, self.config.dg_dim)
 
     def forward_model(self, dataset: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """CVTGAD.forward_model, verbatim."""
@@ -110,9 +101,6 @@ class CVTGAD(Detector):
             per_graph = loss_g + loss_n
         return per_graph.detach(), loss
 
-    def loss(self, batch: Batch) -> torch.Tensor:
-        return self.objective(batch)[0]
-
     def end_epoch(self) -> None:
         """CVTGAD.fit, the tail of each epoch."""
         args = self.args
@@ -133,6 +121,3 @@ class CVTGAD(Detector):
         else:
             y_score = y_score_g + y_score_n
         return {"score": y_score, "raw_score": y_score_g + y_score_n}
-
-    def score(self, batch: Batch) -> torch.Tensor:
-        return self.scores(batch)["score"]

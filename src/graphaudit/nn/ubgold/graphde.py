@@ -33,8 +33,7 @@ import warnings
 import torch
 from torch_geometric.data import Batch
 
-from graphaudit.nn.graphde import GraphDEConfig, oriented, with_normal_labels
-from graphaudit.nn.trainer import Detector, RunGraphs
+from graphaudit.nn.graphde import GraphDEConfig, GraphDEDetector, oriented
 from graphaudit.nn.ubgold import loader
 
 __all__ = ["DETECTOR_DEFAULTS", "E_LOGITS_ROWS", "GraphDE"]
@@ -57,11 +56,8 @@ def _wrapped(config: GraphDEConfig) -> dict[str, object]:
     return {"backbone": options["backbone"], **wrapped}
 
 
-class GraphDE(Detector):
+class GraphDE(GraphDEDetector):
     """``GAOOD.nn.graphde.GraphDE`` trained and scored as ``GAOOD/detector/GraphDE.py`` does (module docstring)."""
-
-    one_step_per_epoch = True
-    train_mode_until_first_evaluation = True
 
     def __init__(self, in_dim: int, config: GraphDEConfig | None = None) -> None:
         super().__init__()
@@ -74,19 +70,12 @@ class GraphDE(Detector):
         self.model = module.GraphDE(in_dim=in_dim, hid_dim=self.config.hidden_dim, num_layers=self.config.num_layer,
                                     dropout=self.config.dropout, **_wrapped(self.config))
 
-    def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
-        return with_normal_labels(graphs)  # dataloader/data_loader.py: data.y = 0 on every training graph
-
-    def objective(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+    def batch_loss(self, batch: Batch) -> torch.Tensor:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*dropout_adj.*", category=UserWarning)
             # forward_model: loss, score = self.model.loss_func(data); return loss, score (fit drops the score)
             loss, _ = self.model.loss_func(batch)
-        return loss.detach().expand(batch.num_graphs), loss
-
-    def loss(self, batch: Batch) -> torch.Tensor:
-        """Each graph's batch loss (UB-GOLD's loss is a batch scalar)."""
-        return self.objective(batch)[0]
+        return loss
 
     def score(self, batch: Batch) -> torch.Tensor:
         # decision_function: score_epoch = self.model.infer_e_gx(data.x, data.edge_index, data.batch)

@@ -23,6 +23,7 @@ Anything else of PyGCL's API is absent, so a UB-GOLD change that needs more fail
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -50,11 +51,12 @@ class Graph(NamedTuple):
         return self.x, self.edge_index, self.edge_weights
 
 
-class Augmentor:
+class Augmentor(ABC):
     """PyGCL's base: ``aug(x, edge_index, edge_weight=None)`` returns the augmented triple."""
 
+    @abstractmethod
     def augment(self, g: Graph) -> Graph:
-        raise NotImplementedError(f"{type(self).__name__}.augment")
+        """The augmented graph (each augmentor's own draws)."""
 
     def __call__(self, x: torch.Tensor, edge_index: torch.Tensor, edge_weight: torch.Tensor | None = None
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
