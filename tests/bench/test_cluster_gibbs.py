@@ -45,8 +45,10 @@ def test_reference_replays_the_kernel(graphs, prior: str) -> None:
         n, revealed = len(x), revealed_nodes(x, 6)
         node_u, swap_u = chain_uniforms(np.random.SeedSequence(g), 12, n, 6)
         assert n - 37 <= 5 * 34  # the oversized start can reach the range
-        for start, outside in ((random_start(n, LAW, revealed, np.random.default_rng(g)), False),
-                               (oversized_start(n, revealed), True)):
+        for start, outside in (
+            (random_start(n, LAW, revealed, np.random.default_rng(g)), False),
+            (oversized_start(n, revealed), True),
+        ):
             ours = sample_chain(adj, LAW, revealed, start, node_u, swap_u, prior)
             peer = reference_chain(adj, LAW, revealed, start, node_u, swap_u, prior)
             np.testing.assert_array_equal(ours.assignments, peer.assignments)
@@ -63,15 +65,19 @@ def test_reference_swap_ratio_agrees_with_the_kernel(graphs) -> None:
     log_b, log_1mb = log_blocks(LAW.block_matrix())
     for a, b in block_pairs(6):
         assert reference_swap_log_ratio(adj, z, revealed, a, b, log_b, log_1mb) == pytest.approx(
-            swap_log_ratio(adj, LAW, revealed, z, a, b), abs=1e-9)
+            swap_log_ratio(adj, LAW, revealed, z, a, b), abs=1e-9
+        )
 
 
 def test_bench_rows_and_rule_entry(graphs, tmp_path) -> None:
     rows = bench_rows([(graphs.adjacency(g), graphs.features(g)) for g in range(2)], seed=1, sweeps=3)
     assert [r["benchmark"] for r in rows] == ["cluster_gibbs"] * 2 and all(r["ours_s"] > 0 for r in rows)
     graphs.save(tmp_path / "cluster.npz")
-    ctx = RuleContext(input={"graphs": str(tmp_path / "cluster.npz")}, output={"table": str(tmp_path / "b.csv")},
-                      params={"graphs": 5, "sweeps": 2})
+    ctx = RuleContext(
+        input={"graphs": str(tmp_path / "cluster.npz")},
+        output={"table": str(tmp_path / "b.csv")},
+        params={"graphs": 5, "sweeps": 2},
+    )
     bench_cluster_gibbs(ctx)
     table = pd.read_csv(tmp_path / "b.csv")
     assert table.loc[0, "benchmark"] == "cluster_gibbs" and table.loc[0, "input"].startswith("3 CLUSTER graphs")

@@ -17,8 +17,15 @@ def small_board(seed: int, side: int) -> Board:
     mines = (rng.random((side, side)) < 0.25).astype(np.uint8)
     counts = counts_from_mines(mines, rng.random((side, side)) < 0.5).ravel()
     train, val, test = stratified_masks(mines.ravel(), rng, n_masks=2)
-    return Board(side=side, counts=counts, labels=mines.ravel(), train_masks=train, val_masks=val, test_masks=test,
-                 source="regenerated")
+    return Board(
+        side=side,
+        counts=counts,
+        labels=mines.ravel(),
+        train_masks=train,
+        val_masks=val,
+        test_masks=test,
+        source="regenerated",
+    )
 
 
 @pytest.mark.parametrize("weight", [None, 0.7, 50.0])
@@ -37,8 +44,11 @@ def test_numba_strips_equal_the_numpy_reference(weight: float | None) -> None:
 
 def test_bench_rule_writes_the_table(tmp_path) -> None:
     small_board(2, 12).save(tmp_path / "board.npz")
-    ctx = RuleContext(input={"board": str(tmp_path / "board.npz")}, output={"table": str(tmp_path / "bench.csv")},
-                      params={"strips": 3})
+    ctx = RuleContext(
+        input={"board": str(tmp_path / "board.npz")},
+        output={"table": str(tmp_path / "bench.csv")},
+        params={"strips": 3},
+    )
     bench_strip_sampler(ctx)
     table = pd.read_csv(tmp_path / "bench.csv")
     assert list(table["benchmark"]) == ["strip_sampler", "strip_sampler"]

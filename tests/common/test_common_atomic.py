@@ -20,7 +20,7 @@ def leftovers(folder: Path) -> list[str]:
 def test_write_text_writes_content_and_creates_parents(tmp_path: Path) -> None:
     target = tmp_path / "a" / "b" / "note.txt"
     write_text(target, "héllo\nworld\n")
-    assert target.read_bytes() == "héllo\nworld\n".encode("utf-8")
+    assert target.read_bytes() == "héllo\nworld\n".encode()
     assert leftovers(target.parent) == []
 
 

@@ -9,11 +9,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphaudit.common.records import (append_record, environment_versions, read_item_scores, read_records,
-                                       write_item_scores, write_records)
+from graphaudit.common.records import (
+    append_record,
+    environment_versions,
+    read_item_scores,
+    read_records,
+    write_item_scores,
+    write_records,
+)
 
-json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=10),
-                         st.floats(allow_nan=False, allow_infinity=False))
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.text(max_size=10),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
 record_strategy = st.dictionaries(st.text(min_size=1, max_size=8), json_scalars, max_size=5)
 
 
@@ -83,8 +94,9 @@ def test_environment_versions_has_python_and_numpy() -> None:
 
 def test_item_scores_reordered_by_item_id(tmp_path: Path) -> None:
     path = tmp_path / "scores.npz"
-    write_item_scores(path, np.array([10, 30, 20]), score=np.array([1.0, 3.0, 2.0]),
-                      correct=np.array([True, False, True]))
+    write_item_scores(
+        path, np.array([10, 30, 20]), score=np.array([1.0, 3.0, 2.0]), correct=np.array([True, False, True])
+    )
     got = read_item_scores(path, np.array([20, 10, 30]))
     assert sorted(got) == ["correct", "score"]
     np.testing.assert_array_equal(got["score"], [2.0, 1.0, 3.0])

@@ -27,8 +27,9 @@ def fake_smk(params: dict[str, Any] | None = None, **changes: Any) -> SimpleName
         rule="report",
         input=FakeNamedlist(datasets="results/data/datasets.csv", claims=FakeNamedlist("c/a.yaml", "c/b.yaml")),
         output=FakeNamedlist(markdown="results/report/index.md"),
-        params=FakeNamedlist(**(params if params is not None else
-                                {"entry": "graphaudit.report.assemble:build_report", "scale": "ci"})),
+        params=FakeNamedlist(
+            **(params if params is not None else {"entry": "graphaudit.report.assemble:build_report", "scale": "ci"})
+        ),
         wildcards=FakeNamedlist(study="glad"),
         threads=4,
         resources=FakeNamedlist(_cores=4, _nodes=1, mem_mb=2048, runtime=30),
@@ -42,10 +43,19 @@ def test_resolve_entry_accepts_graphaudit_function() -> None:
     assert resolve_entry("graphaudit.report.tables:write_table") is write_table
 
 
-@pytest.mark.parametrize("entry", ["os:system", "graphaudit.report.tables", "graphaudit.report.tables:",
-                                   "graphaudit:main", "graphauditx.evil:run", ""])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "os:system",
+        "graphaudit.report.tables",
+        "graphaudit.report.tables:",
+        "graphaudit:main",
+        "graphauditx.evil:run",
+        "",
+    ],
+)
 def test_resolve_entry_rejects(entry: str) -> None:
-    with pytest.raises(ValueError, match="graphaudit.<module>:<function>"):
+    with pytest.raises(ValueError, match=r"graphaudit.<module>:<function>"):
         resolve_entry(entry)
 
 
@@ -72,7 +82,7 @@ def test_context_without_log_and_string_threads() -> None:
 
 
 def test_missing_entry_rejected() -> None:
-    with pytest.raises(ValueError, match="'report' has no params.entry"):
+    with pytest.raises(ValueError, match=r"'report' has no params.entry"):
         context_from_snakemake(fake_smk(params={"scale": "ci"}))
 
 

@@ -26,7 +26,7 @@ def test_golden_value_pins_the_scheme() -> None:
 
 
 def test_golden_value_matches_the_documented_recipe() -> None:
-    digest = hashlib.sha256('["pattern","PATTERN",0,"generate"]'.encode("utf-8")).digest()
+    digest = hashlib.sha256(b'["pattern","PATTERN",0,"generate"]').digest()
     assert GOLDEN_PATTERN_SEED == int.from_bytes(digest[:8], "big") >> 1
 
 
@@ -64,9 +64,11 @@ def test_different_parts_give_different_seeds() -> None:
 
 
 def test_independent_of_pythonhashseed() -> None:
-    code = ("import sys; from graphaudit.common.seeds import stable_seed; "
-            "print(stable_seed('pattern', 'PATTERN', 0, 'generate'), stable_seed('x', 1.5, None, ('t', 2)), "
-            "hash('salted'))")
+    code = (
+        "import sys; from graphaudit.common.seeds import stable_seed; "
+        "print(stable_seed('pattern', 'PATTERN', 0, 'generate'), stable_seed('x', 1.5, None, ('t', 2)), "
+        "hash('salted'))"
+    )
     outputs = []
     for hash_seed in ("1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}

@@ -30,8 +30,15 @@ class ToySpec(CodeSpec):
 
 def toy_spec(files: dict[str, bytes] = FILES) -> ToySpec:
     listed = tuple((p, hashlib.sha256(d).hexdigest()) for p, d in files.items() if p.endswith(".py"))
-    return ToySpec(name="toy-abc", repository="someone/toy", commit="abc", licence="MIT",
-                   mirror_file="code/toy-abc.tar.gz", checksums="unused", listed=listed)
+    return ToySpec(
+        name="toy-abc",
+        repository="someone/toy",
+        commit="abc",
+        licence="MIT",
+        mirror_file="code/toy-abc.tar.gz",
+        checksums="unused",
+        listed=listed,
+    )
 
 
 def write_archive(mirror: Path, files: dict[str, bytes], top: str = "toy-abc123", link: str | None = None) -> None:
@@ -65,7 +72,7 @@ def test_archive_is_extracted_under_its_name_and_verified(tmp_path: Path) -> Non
 
 def test_a_changed_file_keeps_nothing(tmp_path: Path) -> None:
     write_archive(tmp_path / "mirror", {**FILES, "pkg/model.py": b"VALUE = 4\n"})
-    with pytest.raises(ChecksumMismatchError, match="pkg/model.py"):
+    with pytest.raises(ChecksumMismatchError, match=r"pkg/model.py"):
         obtain_code(toy_spec(), tmp_path / "code", offline(tmp_path / "mirror"))
     assert not (tmp_path / "code" / "toy-abc").exists()
     assert list((tmp_path / "code").iterdir()) == []  # no staging folder left behind
@@ -73,7 +80,7 @@ def test_a_changed_file_keeps_nothing(tmp_path: Path) -> None:
 
 def test_a_missing_file_keeps_nothing(tmp_path: Path) -> None:
     write_archive(tmp_path / "mirror", {k: v for k, v in FILES.items() if k != "pkg/__init__.py"})
-    with pytest.raises(ChecksumMismatchError, match="pkg/__init__.py is missing"):
+    with pytest.raises(ChecksumMismatchError, match=r"pkg/__init__.py is missing"):
         obtain_code(toy_spec(), tmp_path / "code", offline(tmp_path / "mirror"))
 
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphaudit.data.errors import (ChecksumMismatchError, DataError, DataUnavailableError,
-                                    StatisticsMismatchError)
+from graphaudit.data.errors import ChecksumMismatchError, DataError, DataUnavailableError, StatisticsMismatchError
 from graphaudit.data.fetch import FetchOptions, combined_sha256, obtain, sha256_file
 from graphaudit.data.registry import REGISTRY, DatasetSpec, Stats, UnknownDatasetError, check_names, get_spec
 
@@ -20,9 +19,15 @@ CLOSED_PORT_URL = "http://127.0.0.1:9/TINY.zip"  # the discard port: nothing lis
 
 
 def tiny_spec(**changes) -> DatasetSpec:
-    spec = DatasetSpec(name="TINY", format="tu", task="graph", files=("tu/TINY.zip",), urls=(CLOSED_PORT_URL,),
-                       stats=Stats(graphs=2, nodes=5, edges=4, classes=2, class_counts=(1, 1)),
-                       stats_source="hand-made test set")
+    spec = DatasetSpec(
+        name="TINY",
+        format="tu",
+        task="graph",
+        files=("tu/TINY.zip",),
+        urls=(CLOSED_PORT_URL,),
+        stats=Stats(graphs=2, nodes=5, edges=4, classes=2, class_counts=(1, 1)),
+        stats_source="hand-made test set",
+    )
     return replace(spec, **changes)
 
 
@@ -42,7 +47,7 @@ def assert_nothing_kept(raw_root: Path) -> None:
 
 
 def test_mirror_copy_is_verified_and_recorded(tmp_path, tiny_mirror):
-    graphs, record = obtain(tiny_spec(), tmp_path / "raw", offline(tiny_mirror))
+    graphs, _record = obtain(tiny_spec(), tmp_path / "raw", offline(tiny_mirror))
     assert graphs.num_graphs == 2
     stored = json.loads((tmp_path / "raw" / "TINY" / "SOURCE.json").read_text())
     assert stored["source"] == "mirror" and stored["matches_published"] is True
@@ -70,7 +75,7 @@ def test_a_mismatch_does_not_replace_a_good_copy(tmp_path, tiny_mirror):
 def test_corrupt_zip_in_mirror(tmp_path, tiny_mirror):
     path = tiny_mirror / "tu" / "TINY.zip"
     path.write_bytes(path.read_bytes()[:100])
-    with pytest.raises(DataError, match="dataset TINY: .*not a readable zip.*nothing was kept"):
+    with pytest.raises(DataError, match=r"dataset TINY: .*not a readable zip.*nothing was kept"):
         obtain(tiny_spec(), tmp_path / "raw", offline(tiny_mirror))
     assert_nothing_kept(tmp_path / "raw")
 
@@ -86,7 +91,7 @@ def test_truncated_file_in_mirror(tmp_path, write_tu_zip, tiny_tu):
 
 def test_checksum_mismatch_stops_before_reading(tmp_path, tiny_mirror):
     spec = tiny_spec(sha256={"TINY.zip": "0" * 64})
-    with pytest.raises(ChecksumMismatchError, match="TINY.zip has sha256 .* the registry expects 0000"):
+    with pytest.raises(ChecksumMismatchError, match=r"TINY.zip has sha256 .* the registry expects 0000"):
         obtain(spec, tmp_path / "raw", offline(tiny_mirror))
     assert_nothing_kept(tmp_path / "raw")
 
@@ -131,7 +136,7 @@ def http_folder(tmp_path, write_tu_zip):
 
 def test_download_is_verified_and_recorded(tmp_path, http_folder):
     spec = tiny_spec(urls=(f"{http_folder}/TINY.zip",))
-    graphs, record = obtain(spec, tmp_path / "raw", FetchOptions(retries=1, timeout_s=5))
+    _graphs, record = obtain(spec, tmp_path / "raw", FetchOptions(retries=1, timeout_s=5))
     assert record["source"] == "download" and record["locations"] == [f"{http_folder}/TINY.zip"]
     assert (tmp_path / "raw" / "TINY" / "TINY.zip").exists()
     assert not list((tmp_path / "raw" / "TINY").glob("*.part"))

@@ -13,8 +13,14 @@ from graphaudit.data.graphset import GraphSet, canonical_edges, from_edge_list, 
 def two_graphs() -> GraphSet:
     # graph 0: triangle 0-1-2 (edge 0-1 listed in both directions, plus a self-loop); graph 1: edge 3-4
     edges = np.array([[0, 1], [1, 0], [1, 2], [2, 0], [2, 2], [4, 3]])
-    return from_edge_list("toy", np.array([0, 0, 0, 1, 1]), edges, node_labels=np.array([1, 2, 2, 3, 1]),
-                          edge_labels=np.array([10, 11, 12, 13, 14, 15]), graph_labels=np.array([-1, 1]))
+    return from_edge_list(
+        "toy",
+        np.array([0, 0, 0, 1, 1]),
+        edges,
+        node_labels=np.array([1, 2, 2, 3, 1]),
+        edge_labels=np.array([10, 11, 12, 13, 14, 15]),
+        graph_labels=np.array([-1, 1]),
+    )
 
 
 def test_from_edge_list_drops_loops_and_duplicates_and_keeps_first_label():

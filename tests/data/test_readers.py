@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from graphaudit.data.readers import (DataFormatError, load_planetoid_pickle, read_heterophilous, read_planetoid,
-                                     read_tu)
+from graphaudit.data.readers import DataFormatError, load_planetoid_pickle, read_heterophilous, read_planetoid, read_tu
 
 
 @pytest.mark.parametrize("prefix", ["TINY/", "TINY//", ""])
@@ -34,15 +33,18 @@ def test_tu_folder(tmp_path, tiny_tu):
 
 def test_tu_missing_part_names_the_file(tmp_path, write_tu_zip, tiny_tu):
     del tiny_tu["graph_labels"]
-    with pytest.raises(DataFormatError, match="no TINY_graph_labels.txt"):
+    with pytest.raises(DataFormatError, match=r"no TINY_graph_labels.txt"):
         read_tu(write_tu_zip(tmp_path / "TINY.zip", "TINY", tiny_tu), "TINY")
 
 
-@pytest.mark.parametrize("part, message", [
-    ("node_labels", "node_labels has 4 rows for 5 nodes"),
-    ("graph_labels", "1 graph labels for 2 graphs"),
-    ("edge_labels", "7 edge labels for 8 adjacency rows"),
-])
+@pytest.mark.parametrize(
+    "part, message",
+    [
+        ("node_labels", "node_labels has 4 rows for 5 nodes"),
+        ("graph_labels", "1 graph labels for 2 graphs"),
+        ("edge_labels", "7 edge labels for 8 adjacency rows"),
+    ],
+)
 def test_tu_truncated_file(tmp_path, write_tu_zip, tiny_tu, part, message):
     tiny_tu[part] = "\n".join(tiny_tu[part].splitlines()[:-1]) + "\n"
     with pytest.raises(DataFormatError, match=message):
@@ -52,7 +54,7 @@ def test_tu_truncated_file(tmp_path, write_tu_zip, tiny_tu, part, message):
 def test_tu_edge_outside_nodes(tmp_path, write_tu_zip, tiny_tu):
     tiny_tu["A"] += "5, 9\n"
     tiny_tu["edge_labels"] += "1\n"
-    with pytest.raises(DataFormatError, match="outside 1..5"):
+    with pytest.raises(DataFormatError, match=r"outside 1..5"):
         read_tu(write_tu_zip(tmp_path / "TINY.zip", "TINY", tiny_tu), "TINY")
 
 
@@ -86,8 +88,15 @@ def test_heterophilous_npz(tmp_path):
     path = tmp_path / "toy.npz"
     masks = np.zeros((2, 4), dtype=bool)
     masks[:, 0] = True
-    np.savez(path, node_features=np.eye(4, dtype=np.float32), node_labels=np.array([0, 1, 1, 0]),
-             edges=np.array([[0, 1], [1, 2], [2, 3], [1, 0]]), train_masks=masks, val_masks=masks, test_masks=masks)
+    np.savez(
+        path,
+        node_features=np.eye(4, dtype=np.float32),
+        node_labels=np.array([0, 1, 1, 0]),
+        edges=np.array([[0, 1], [1, 2], [2, 3], [1, 0]]),
+        train_masks=masks,
+        val_masks=masks,
+        test_masks=masks,
+    )
     graphs = read_heterophilous(path, "toy")
     assert graphs.num_nodes == 4 and graphs.num_edges == 3
     assert graphs.get("train_masks").shape == (2, 4)
@@ -97,8 +106,12 @@ def test_heterophilous_npz(tmp_path):
 
 def test_heterophilous_refuses_pickled_arrays(tmp_path):
     path = tmp_path / "bad.npz"
-    np.savez(path, node_features=np.zeros((2, 1)), node_labels=np.array([{"a": 1}, 2], dtype=object),
-             edges=np.zeros((0, 2), dtype=int))
+    np.savez(
+        path,
+        node_features=np.zeros((2, 1)),
+        node_labels=np.array([{"a": 1}, 2], dtype=object),
+        edges=np.zeros((0, 2), dtype=int),
+    )
     with pytest.raises(ValueError):
         read_heterophilous(path, "bad")
 
@@ -139,7 +152,7 @@ def test_planetoid_unpickler_refuses_code(tmp_path):
         def __reduce__(self):
             return (print, ("boom",))
 
-    with pytest.raises(DataFormatError, match="refusing to load builtins.print"):
+    with pytest.raises(DataFormatError, match=r"refusing to load builtins.print"):
         load_planetoid_pickle(pickle.dumps(Evil()), "evil")
 
 

@@ -19,20 +19,28 @@ from graphaudit.data.readers_external import read_benchmarking_gnns, read_gnn_be
 # 5 nodes; rows: 0->1 | 1->0, 1->2 | 2->2 (loop) | 3->4 twice (duplicate) | 4->3
 ADJ = {"adj_indptr": [0, 1, 3, 4, 6, 7], "adj_indices": [1, 0, 2, 2, 4, 4, 3]}
 # attributes 5x4: 2.5, explicit 0, -1 (not > 0: kept, as PyG does), 1, duplicate 0.5 + -0.2 (0.3 > 0), empty row
-ATTR = {"attr_indptr": [0, 2, 3, 4, 6, 6], "attr_indices": [0, 2, 1, 3, 0, 0],
-        "attr_data": [2.5, 0.0, -1.0, 1.0, 0.5, -0.2]}
+ATTR = {
+    "attr_indptr": [0, 2, 3, 4, 6, 6],
+    "attr_indices": [0, 2, 1, 3, 0, 0],
+    "attr_data": [2.5, 0.0, -1.0, 1.0, 0.5, -0.2],
+}
 
 
 def gnn_benchmark_arrays(**changes: object) -> dict[str, np.ndarray]:
-    arrays = {"adj_data": np.ones(7, dtype=np.float32), "adj_indices": np.array(ADJ["adj_indices"], dtype=np.int32),
-              "adj_indptr": np.array(ADJ["adj_indptr"], dtype=np.int32), "adj_shape": np.array([5, 5]),
-              "attr_data": np.array(ATTR["attr_data"], dtype=np.float32),
-              "attr_indices": np.array(ATTR["attr_indices"], dtype=np.int32),
-              "attr_indptr": np.array(ATTR["attr_indptr"], dtype=np.int32), "attr_shape": np.array([5, 4]),
-              "labels": np.array([0, 1, 2, 1, 0]),
-              # metadata as published: object arrays that need pickle to read
-              "idx_to_node": np.array({0: "a", 1: "b"}, dtype=object),
-              "class_names": np.array(["x", "y", "z"], dtype=object)}
+    arrays = {
+        "adj_data": np.ones(7, dtype=np.float32),
+        "adj_indices": np.array(ADJ["adj_indices"], dtype=np.int32),
+        "adj_indptr": np.array(ADJ["adj_indptr"], dtype=np.int32),
+        "adj_shape": np.array([5, 5]),
+        "attr_data": np.array(ATTR["attr_data"], dtype=np.float32),
+        "attr_indices": np.array(ATTR["attr_indices"], dtype=np.int32),
+        "attr_indptr": np.array(ATTR["attr_indptr"], dtype=np.int32),
+        "attr_shape": np.array([5, 4]),
+        "labels": np.array([0, 1, 2, 1, 0]),
+        # metadata as published: object arrays that need pickle to read
+        "idx_to_node": np.array({0: "a", 1: "b"}, dtype=object),
+        "class_names": np.array(["x", "y", "z"], dtype=object),
+    }
     arrays.update({k: np.asarray(v) for k, v in changes.items()})
     return arrays
 
@@ -71,12 +79,15 @@ def test_gnn_benchmark_npz_matches_pyg(tmp_path: Path) -> None:
     assert sorted(map(tuple, ours.edge_index.T.tolist())) == sorted(map(tuple, pyg.edge_index.T.tolist()))
 
 
-@pytest.mark.parametrize(("kind", "match"), [
-    ("not_npz", "not a zip"),
-    ("missing_key", r"lacks arrays \['labels'\]"),
-    ("truncated", "adjacency has shape"),
-    ("out_of_range", r"adj_indices must lie in 0\.\.4"),
-])
+@pytest.mark.parametrize(
+    ("kind", "match"),
+    [
+        ("not_npz", "not a zip"),
+        ("missing_key", r"lacks arrays \['labels'\]"),
+        ("truncated", "adjacency has shape"),
+        ("out_of_range", r"adj_indices must lie in 0\.\.4"),
+    ],
+)
 def test_gnn_benchmark_npz_errors(tmp_path: Path, kind: str, match: str) -> None:
     path = tmp_path / "amazon_electronics_computers.npz"
     if kind == "not_npz":
@@ -104,13 +115,20 @@ def _gz_csv(rows: list) -> bytes:
     return gzip.compress(text.encode())
 
 
-def write_ogb(path: Path, top: str = "ogbn_arxiv", drop: tuple[str, ...] = (),
-              replace: dict[str, list] | None = None) -> Path:
-    tables = {"raw/edge.csv.gz": OGB_EDGES, "raw/node-feat.csv.gz": OGB_FEATS.tolist(),
-              "raw/node-label.csv.gz": OGB_LABELS, "raw/num-node-list.csv.gz": [6],
-              "raw/num-edge-list.csv.gz": [len(OGB_EDGES)], "raw/node_year.csv.gz": [2010] * 6,
-              "split/time/train.csv.gz": [0, 1, 2], "split/time/valid.csv.gz": [3],
-              "split/time/test.csv.gz": [4, 5]}
+def write_ogb(
+    path: Path, top: str = "ogbn_arxiv", drop: tuple[str, ...] = (), replace: dict[str, list] | None = None
+) -> Path:
+    tables = {
+        "raw/edge.csv.gz": OGB_EDGES,
+        "raw/node-feat.csv.gz": OGB_FEATS.tolist(),
+        "raw/node-label.csv.gz": OGB_LABELS,
+        "raw/num-node-list.csv.gz": [6],
+        "raw/num-edge-list.csv.gz": [len(OGB_EDGES)],
+        "raw/node_year.csv.gz": [2010] * 6,
+        "split/time/train.csv.gz": [0, 1, 2],
+        "split/time/valid.csv.gz": [3],
+        "split/time/test.csv.gz": [4, 5],
+    }
     tables.update(replace or {})
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr(f"{top}/RELEASE_v1.txt", "")
@@ -135,12 +153,15 @@ def test_ogb_nodeprop(tmp_path: Path) -> None:
     assert tuple(gs.to_pyg().edge_index.shape) == (2, 5)
 
 
-@pytest.mark.parametrize(("kind", "match"), [
-    ("not_zip", "not a readable zip"),
-    ("missing_member", "raw/node-label.csv.gz, found no member"),
-    ("truncated", r"node-label.csv.gz has 5 rows for 6 nodes"),
-    ("out_of_range", r"endpoints must lie in 0\.\.5, found 0\.\.6"),
-])
+@pytest.mark.parametrize(
+    ("kind", "match"),
+    [
+        ("not_zip", "not a readable zip"),
+        ("missing_member", "raw/node-label.csv.gz, found no member"),
+        ("truncated", r"node-label.csv.gz has 5 rows for 6 nodes"),
+        ("out_of_range", r"endpoints must lie in 0\.\.5, found 0\.\.6"),
+    ],
+)
 def test_ogb_nodeprop_errors(tmp_path: Path, kind: str, match: str) -> None:
     path = tmp_path / "arxiv.zip"
     if kind == "not_zip":
@@ -158,6 +179,7 @@ def test_ogb_nodeprop_errors(tmp_path: Path, kind: str, match: str) -> None:
 
 # ---- benchmarking-gnns (PATTERN / CLUSTER) ------------------------------------------------------------------
 
+
 def _both(*pairs: tuple[int, int]) -> torch.Tensor:
     edges = [p for u, v in pairs for p in ((u, v), (v, u))]
     return torch.tensor(edges, dtype=torch.long).reshape(-1, 2).T.contiguous()
@@ -168,8 +190,11 @@ def _one_hot(codes: list[int], width: int = 3) -> torch.Tensor:
 
 
 def benchmarking_splits() -> list[list[dict[str, torch.Tensor]]]:
-    g0 = {"x": torch.tensor([0, 1, 2]), "edge_index": torch.cat([_both((0, 1), (1, 2)), torch.tensor([[2], [2]])], 1),
-          "y": torch.tensor([0, 1, 0])}
+    g0 = {
+        "x": torch.tensor([0, 1, 2]),
+        "edge_index": torch.cat([_both((0, 1), (1, 2)), torch.tensor([[2], [2]])], 1),
+        "y": torch.tensor([0, 1, 0]),
+    }
     g1 = {"x": torch.tensor([1, 1]), "edge_index": _both((0, 1)), "edge_attr": torch.ones(2), "y": torch.tensor([1, 1])}
     g2 = {"x": _one_hot([2, 0, 1, 0]), "edge_index": _both((0, 1), (2, 3), (3, 0)), "y": torch.tensor([0, 0, 1, 1])}
     g3 = {"x": _one_hot([2]), "edge_index": torch.zeros((2, 0), dtype=torch.long), "y": torch.tensor([1])}
@@ -224,13 +249,16 @@ def _bad_splits(kind: str) -> list[list[dict[str, torch.Tensor]]]:
     return splits
 
 
-@pytest.mark.parametrize(("kind", "match"), [
-    ("not_zip", "not a readable zip"),
-    ("missing_member", r"no \.pt member"),
-    ("missing_key", r"val graph 0: lacks keys \['y'\]"),
-    ("truncated", r"val graph 0: y has shape \(3,\) for 4 nodes"),
-    ("out_of_range", r"train graph 0: edge_index endpoints must lie in 0\.\.2, found 0\.\.3"),
-])
+@pytest.mark.parametrize(
+    ("kind", "match"),
+    [
+        ("not_zip", "not a readable zip"),
+        ("missing_member", r"no \.pt member"),
+        ("missing_key", r"val graph 0: lacks keys \['y'\]"),
+        ("truncated", r"val graph 0: y has shape \(3,\) for 4 nodes"),
+        ("out_of_range", r"train graph 0: edge_index endpoints must lie in 0\.\.2, found 0\.\.3"),
+    ],
+)
 def test_benchmarking_gnns_errors(tmp_path: Path, kind: str, match: str) -> None:
     path = tmp_path / "PATTERN_v2.zip"
     if kind == "not_zip":

@@ -28,12 +28,18 @@ def test_fetch_process_and_table(tmp_path, monkeypatch):
     assert is_available(mutag) and not is_available(pubmed)
     assert "not available offline" in json.loads(pubmed.read_text())["reason"]
     out = tmp_path / "processed" / "MUTAG.npz"
-    process_dataset(RuleContext(input={"source": str(mutag)}, output={"graphset": str(out)},
-                                wildcards={"dataset": "MUTAG"}))
+    process_dataset(
+        RuleContext(input={"source": str(mutag)}, output={"graphset": str(out)}, wildcards={"dataset": "MUTAG"})
+    )
     assert GraphSet.load(out).num_graphs == 188
     with pytest.raises(DataUnavailableError, match="recorded as unavailable"):
-        process_dataset(RuleContext(input={"source": str(pubmed)}, output={"graphset": str(tmp_path / "p.npz")},
-                                    wildcards={"dataset": "pubmed"}))
+        process_dataset(
+            RuleContext(
+                input={"source": str(pubmed)},
+                output={"graphset": str(tmp_path / "p.npz")},
+                wildcards={"dataset": "pubmed"},
+            )
+        )
     table = tmp_path / "datasets.csv"
     dataset_table(RuleContext(input={"sources": [str(pubmed), str(mutag)]}, output={"table": str(table)}))
     lines = table.read_text().splitlines()

@@ -9,8 +9,16 @@ import pytest
 import yaml
 
 from graphaudit.data.graphset import from_edge_list
-from graphaudit.glad.deep import (backend_of, detector_builder, detector_graphs, node_features, run_facts, run_graphs,
-                                 run_settings, train_config)
+from graphaudit.glad.deep import (
+    backend_of,
+    detector_builder,
+    detector_graphs,
+    node_features,
+    run_facts,
+    run_graphs,
+    run_settings,
+    train_config,
+)
 from graphaudit.glad.protocol import Fold
 from graphaudit.nn import OCGIN
 
@@ -19,8 +27,7 @@ CATALOGUE = yaml.safe_load((Path(__file__).parents[2] / "config/glad/detectors.y
 
 def test_tuned_line_overrides_the_defaults() -> None:
     settings = run_settings(CATALOGUE, "OCGIN", "BZR", "tuned")
-    assert settings.train == {"num_epoch": 500, "eval_freq": 4, "batch_size": 128, "batch_size_test": 9999,
-                              "lr": 1e-3}
+    assert settings.train == {"num_epoch": 500, "eval_freq": 4, "batch_size": 128, "batch_size_test": 9999, "lr": 1e-3}
     assert settings.options["hidden_dim"] == 32 and settings.options["num_layer"] == 4
     assert settings.source == "script line" and settings.family == "end_to_end"
 
@@ -90,8 +97,20 @@ def test_run_facts_fill_the_padding_of_glocalkd_only() -> None:
     assert not hasattr(ocgin.config, "max_nodes_num")
 
 
-UB_GOLD_TWELVE = ["OCGIN", "OCGTL", "GLocalKD", "SIGNET", "GLADC", "CVTGAD", "GOOD-D", "GraphDE", "GraphCL-IF",
-                  "GraphCL-OCSVM", "InfoGraph-IF", "InfoGraph-OCSVM"]
+UB_GOLD_TWELVE = [
+    "OCGIN",
+    "OCGTL",
+    "GLocalKD",
+    "SIGNET",
+    "GLADC",
+    "CVTGAD",
+    "GOOD-D",
+    "GraphDE",
+    "GraphCL-IF",
+    "GraphCL-OCSVM",
+    "InfoGraph-IF",
+    "InfoGraph-OCSVM",
+]
 
 
 def test_every_ubgold_detector_has_both_backends() -> None:
@@ -106,13 +125,26 @@ def with_own_only(name: str) -> dict:
     return {**CATALOGUE, "detectors": {**CATALOGUE["detectors"], "Mine": entry}}
 
 
-@pytest.mark.parametrize("backend, available, expected", [
-    ("auto", True, {"OCGIN": "ubgold", "OCGTL": "ubgold", "GLocalKD": "ubgold", "SIGNET": "ubgold",
-                    "GraphCL-IF": "ubgold", "Mine": "own"}),
-    ("auto", False, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
-    ("own", True, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
-    ("ubgold", False, {"OCGIN": "ubgold", "OCGTL": "ubgold"}),
-])
+@pytest.mark.parametrize(
+    "backend, available, expected",
+    [
+        (
+            "auto",
+            True,
+            {
+                "OCGIN": "ubgold",
+                "OCGTL": "ubgold",
+                "GLocalKD": "ubgold",
+                "SIGNET": "ubgold",
+                "GraphCL-IF": "ubgold",
+                "Mine": "own",
+            },
+        ),
+        ("auto", False, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
+        ("own", True, {"OCGIN": "own", "OCGTL": "own", "SIGNET": "own"}),
+        ("ubgold", False, {"OCGIN": "ubgold", "OCGTL": "ubgold"}),
+    ],
+)
 def test_backend_of_each_detector(backend: str, available: bool, expected: dict[str, str]) -> None:
     catalogue = with_own_only("OCGIN")
     assert {d: backend_of(catalogue, d, backend, available) for d in expected} == expected
@@ -127,8 +159,13 @@ def test_explicit_ubgold_needs_an_adapter() -> None:
 
 def toy_set():
     """Graph 0: path 0-1-2 (labels 3, 5, 5); graph 1: one edge (labels 4, 3); graph 2: a single node (label 5)."""
-    return from_edge_list("toy", np.array([0, 0, 0, 1, 1, 2]), np.array([[0, 1], [1, 2], [3, 4]]),
-                          node_labels=np.array([3, 5, 5, 4, 3, 5]), graph_labels=np.array([0, 1, 1]))
+    return from_edge_list(
+        "toy",
+        np.array([0, 0, 0, 1, 1, 2]),
+        np.array([[0, 1], [1, 2], [3, 4]]),
+        node_labels=np.array([3, 5, 5, 4, 3, 5]),
+        graph_labels=np.array([0, 1, 1]),
+    )
 
 
 def test_node_features_are_one_hot_labels_shifted_to_zero() -> None:

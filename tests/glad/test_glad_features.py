@@ -19,8 +19,13 @@ def toy_graphs():
     # graph 0: triangle with a duplicate and a self-loop listed; graph 1: a single isolated node;
     # graph 2: path 0-1 plus an isolated node
     edges = np.array([[0, 1], [1, 2], [0, 2], [2, 0], [1, 1], [4, 5]])
-    return from_edge_list("toy", np.array([0, 0, 0, 1, 2, 2, 2]), edges, node_labels=np.array([1, 2, 2, 1, 1, 2, 1]),
-                          graph_labels=np.array([0, 1, 1]))
+    return from_edge_list(
+        "toy",
+        np.array([0, 0, 0, 1, 2, 2, 2]),
+        edges,
+        node_labels=np.array([1, 2, 2, 1, 1, 2, 1]),
+        graph_labels=np.array([0, 1, 1]),
+    )
 
 
 def test_size_features_count_isolated_nodes_and_deduplicate_edges():
@@ -89,8 +94,18 @@ def test_kernel_table_default_and_tuned_rows():
     for dataset, shift in (("AIDS", 0.0), ("BZR", 10.0)):
         for fold in range(2):
             for config, value, default in (("a", 60.0, True), ("b", 70.0, False)):
-                rows.append({"method": "WL-IF", "fit": "train", "dataset": dataset, "fold": fold, "config": config,
-                             "is_default": default, "constant_kernel": False, "auroc": value + shift + fold})
+                rows.append(
+                    {
+                        "method": "WL-IF",
+                        "fit": "train",
+                        "dataset": dataset,
+                        "fold": fold,
+                        "config": config,
+                        "is_default": default,
+                        "constant_kernel": False,
+                        "auroc": value + shift + fold,
+                    }
+                )
     kernels = pd.DataFrame(rows)
     table = tables.kernel_table(kernels, ["AIDS", "BZR", "COX2"])
     default = table[table["setting"] == "default"].iloc[0]
@@ -102,8 +117,18 @@ def test_kernel_table_default_and_tuned_rows():
 
 
 def test_kernel_tables_without_grid_or_datasets():
-    rows = [{"method": "WL-IF", "fit": "train", "dataset": "MUTAG", "fold": 0, "config": "a", "is_default": True,
-             "constant_kernel": False, "auroc": 60.0}]
+    rows = [
+        {
+            "method": "WL-IF",
+            "fit": "train",
+            "dataset": "MUTAG",
+            "fold": 0,
+            "config": "a",
+            "is_default": True,
+            "constant_kernel": False,
+            "auroc": 60.0,
+        }
+    ]
     kernels = pd.DataFrame(rows)
     table = tables.kernel_table(kernels, ["MUTAG"])
     assert list(table["setting"]) == ["default"]  # no grid searched: no tuned row
@@ -111,8 +136,22 @@ def test_kernel_tables_without_grid_or_datasets():
 
 
 def test_kernel_long_table_names_the_setting_first():
-    rows = pd.DataFrame([{"method": "WL-IF", "fit": "train", "dataset": "A", "fold": 0, "config": "c",
-                          "is_default": flag, "auroc": 1.0, "auprc": 2.0, "fpr95": 3.0} for flag in (True, False)])
+    rows = pd.DataFrame(
+        [
+            {
+                "method": "WL-IF",
+                "fit": "train",
+                "dataset": "A",
+                "fold": 0,
+                "config": "c",
+                "is_default": flag,
+                "auroc": 1.0,
+                "auprc": 2.0,
+                "fpr95": 3.0,
+            }
+            for flag in (True, False)
+        ]
+    )
     table = tables.kernel_long_table(rows)
     assert list(table.columns[:8]) == ["method", "setting", "fit", "dataset", "fold", "auroc", "auprc", "fpr95"]
     assert list(table["setting"]) == ["default", "grid"]

@@ -9,12 +9,27 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from graphaudit.glad.leaderboard import (LEADERBOARD_PROTOCOLS, REQUIRED, analysis_datasets, build_analysis,
-                                         decisions_table, fold_means, friedman_tables, per_dataset_table,
-                                         reference_rows_per_dataset, robustness_table,
-                                         hp_gap_table, kendall_table, leaderboard_table, leakage_table,
-                                         perm_null_table, reference_rows, significance_table, size_matched_table,
-                                         table30)
+from graphaudit.glad.leaderboard import (
+    LEADERBOARD_PROTOCOLS,
+    REQUIRED,
+    analysis_datasets,
+    build_analysis,
+    decisions_table,
+    fold_means,
+    friedman_tables,
+    hp_gap_table,
+    kendall_table,
+    leaderboard_table,
+    leakage_table,
+    per_dataset_table,
+    perm_null_table,
+    reference_rows,
+    reference_rows_per_dataset,
+    robustness_table,
+    significance_table,
+    size_matched_table,
+    table30,
+)
 
 DATASETS = ("BZR", "COX2", "DHFR")
 # per detector: AUROC by protocol on each dataset (fold means; both folds get value +/- 1)
@@ -34,8 +49,17 @@ def protocol_frame(drop: tuple[str, str] | None = None) -> pd.DataFrame:
                 if drop == (detector, dataset):
                     continue
                 for fold, offset in ((0, -1.0), (1, 1.0)):
-                    rows.append({"detector": detector, "dataset": dataset, "fold": fold, "protocol": protocol,
-                                 "auroc": value + offset, "auprc": value / 2, "fpr95": 100 - value})
+                    rows.append(
+                        {
+                            "detector": detector,
+                            "dataset": dataset,
+                            "fold": fold,
+                            "protocol": protocol,
+                            "auroc": value + offset,
+                            "auprc": value / 2,
+                            "fpr95": 100 - value,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -121,9 +145,22 @@ def test_table30_puts_both_references_side_by_side() -> None:
 
 
 def test_perm_null_averages_folds_then_datasets_then_detectors() -> None:
-    nulls = pd.DataFrame([{"detector": d, "dataset": ds, "fold": f, "n_permutations": 100,
-                           "null_gain": g, "observed_gain": 2 * g, "observed_unrestricted_gain": 3 * g}
-                          for d, g in (("A", 1.0), ("B", 3.0), ("C", 2.0)) for ds in DATASETS for f in (0, 1)])
+    nulls = pd.DataFrame(
+        [
+            {
+                "detector": d,
+                "dataset": ds,
+                "fold": f,
+                "n_permutations": 100,
+                "null_gain": g,
+                "observed_gain": 2 * g,
+                "observed_unrestricted_gain": 3 * g,
+            }
+            for d, g in (("A", 1.0), ("B", 3.0), ("C", 2.0))
+            for ds in DATASETS
+            for f in (0, 1)
+        ]
+    )
     table = perm_null_table(nulls, analysis()).set_index("detector")
     assert table.loc["pooled", "null_gain"] == pytest.approx(2.0)
     assert table.loc["pooled", "ratio"] == pytest.approx(0.5)
@@ -131,39 +168,86 @@ def test_perm_null_averages_folds_then_datasets_then_detectors() -> None:
 
 
 def test_size_matched_keeps_datasets_with_enough_matches() -> None:
-    matched = pd.DataFrame([
-        {"detector": "A", "dataset": "BZR", "fold": 0, "anomalies": 10, "matched": 4, "retained": 0.4,
-         "auroc_full": 80, "auroc_matched": 60, "nodes_auroc_matched": 50, "edges_auroc_matched": 52},
-        {"detector": "A", "dataset": "BZR", "fold": 1, "anomalies": 10, "matched": 2, "retained": 0.2,
-         "auroc_full": 82, "auroc_matched": 64, "nodes_auroc_matched": 50, "edges_auroc_matched": 50},
-        {"detector": "A", "dataset": "COX2", "fold": 0, "anomalies": 10, "matched": 5, "retained": 0.5,
-         "auroc_full": 70, "auroc_matched": 55, "nodes_auroc_matched": 49, "edges_auroc_matched": 51}])
+    matched = pd.DataFrame(
+        [
+            {
+                "detector": "A",
+                "dataset": "BZR",
+                "fold": 0,
+                "anomalies": 10,
+                "matched": 4,
+                "retained": 0.4,
+                "auroc_full": 80,
+                "auroc_matched": 60,
+                "nodes_auroc_matched": 50,
+                "edges_auroc_matched": 52,
+            },
+            {
+                "detector": "A",
+                "dataset": "BZR",
+                "fold": 1,
+                "anomalies": 10,
+                "matched": 2,
+                "retained": 0.2,
+                "auroc_full": 82,
+                "auroc_matched": 64,
+                "nodes_auroc_matched": 50,
+                "edges_auroc_matched": 50,
+            },
+            {
+                "detector": "A",
+                "dataset": "COX2",
+                "fold": 0,
+                "anomalies": 10,
+                "matched": 5,
+                "retained": 0.5,
+                "auroc_full": 70,
+                "auroc_matched": 55,
+                "nodes_auroc_matched": 49,
+                "edges_auroc_matched": 51,
+            },
+        ]
+    )
     table = size_matched_table(matched, 0.3).set_index(["detector", "dataset"])
     assert not table.loc[("A", "BZR"), "kept"] and table.loc[("A", "COX2"), "kept"]
     assert table.loc[("A", "pooled"), "auroc_matched"] == 55
 
 
 def test_leaderboard_ranks_detectors_with_reference_and_kernel_rows() -> None:
-    references = pd.DataFrame([{"method": "Size only", "setting": "default", "fit": "train", "dataset": ds,
-                                "fold": 0, "auroc": 71.0} for ds in DATASETS])
-    kernels = pd.DataFrame([{"method": "WL-IF", "fit": "train", "dataset": ds, "setting": s, "auroc": v}
-                            for ds in DATASETS for s, v in (("default", 60.0), ("tuned", 65.0))])
+    references = pd.DataFrame(
+        [
+            {"method": "Size only", "setting": "default", "fit": "train", "dataset": ds, "fold": 0, "auroc": 71.0}
+            for ds in DATASETS
+        ]
+    )
+    kernels = pd.DataFrame(
+        [
+            {"method": "WL-IF", "fit": "train", "dataset": ds, "setting": s, "auroc": v}
+            for ds in DATASETS
+            for s, v in (("default", 60.0), ("tuned", 65.0))
+        ]
+    )
     extra = reference_rows(references, kernels, list(DATASETS))
     table = leaderboard_table(analysis(), extra, ("oracle_ub", "val_normal", "hp_free")).set_index("detector")
     assert table.index.tolist() == ["A", "Size only", "B", "WL-IF", "C"]  # by Val-Normal: 75.3, 71, 66.3, 65, 52
     assert table.loc["WL-IF", "hp_free"] == 60.0 and table.loc["WL-IF", "val_normal"] == 65.0
     assert table.loc["Size only", "rank_val_normal"] == 2 and table.loc["A", "rank_oracle_ub"] == 1
     assert table.loc["A", "val_normal_low"] <= table.loc["A", "val_normal"] <= table.loc["A", "val_normal_high"]
-    table2 = leaderboard_table(analysis(), extra, ("oracle_ub", "val_normal", "hp_free"),
-                               rank_detectors_only=True).set_index("detector")
+    table2 = leaderboard_table(
+        analysis(), extra, ("oracle_ub", "val_normal", "hp_free"), rank_detectors_only=True
+    ).set_index("detector")
     assert table2.loc[["A", "B", "C"], "rank_val_normal"].tolist() == [1, 2, 3]  # among the detectors only
     assert table2.loc[["Size only", "WL-IF"], "rank_val_normal"].isna().all()
 
 
-def decision_inputs(leak_vn: dict[str, float], leak_last: dict[str, float], gap: float, tau: float,
-                    changed: bool) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    rows = [{"detector": d, "versus": v, "mean": m} for v, values in (("val_normal", leak_vn), ("last", leak_last))
-            for d, m in values.items()]
+def decision_inputs(
+    leak_vn: dict[str, float], leak_last: dict[str, float], gap: float, tau: float, changed: bool
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    rows = [
+        {"detector": d, "versus": v, "mean": m}
+        for v, values in (("val_normal", leak_vn), ("last", leak_last))
+        for d, m in values.items()
+    ]
     kendall = pd.DataFrame([{"first": "oracle_ub", "second": "val_normal", "tau_b": tau, "top3_changed": changed}])
     return pd.DataFrame(rows), pd.DataFrame([{"detector": "pooled", "hp_gap": gap}]), kendall
 
@@ -175,11 +259,17 @@ def test_decisions_follow_the_preregistered_rules() -> None:
     per_detector = dict(zip(names, [5.0, 4.0, 3.0, 2.5, 2.0, 2.0, 1.0, 0.5]))
     result = analysis()
     result = dataclasses.replace(result, detectors=names)
-    leakage, hp_gap, kendall = decision_inputs({**per_detector, "pooled": 3.1}, {**per_detector, "pooled": 3.1},
-                                               1.53, 0.85, False)
+    leakage, hp_gap, kendall = decision_inputs(
+        {**per_detector, "pooled": 3.1}, {**per_detector, "pooled": 3.1}, 1.53, 0.85, False
+    )
     table = decisions_table(leakage, hp_gap, kendall, result).set_index("rule")
-    assert table["verdict"].to_dict() == {"G1": "met", "G2a": "not met", "G2b": "not met", "G2c": "not run",
-                                          "G": "undecided"}
+    assert table["verdict"].to_dict() == {
+        "G1": "met",
+        "G2a": "not met",
+        "G2b": "not met",
+        "G2c": "not run",
+        "G": "undecided",
+    }
     leakage.loc[(leakage["versus"] == "last") & (leakage["detector"] == "pooled"), "mean"] = 2.9  # A14: both
     assert decisions_table(leakage, hp_gap, kendall, result).set_index("rule").loc["G1", "verdict"] == "not met"
     _, _, changed = decision_inputs({}, {}, 0.0, 0.9, True)
@@ -207,14 +297,30 @@ def test_flagged_tuned_runs_leave_the_pool_and_are_counted() -> None:
     Val-Normal gap keeps each cell's other fold, whose gap equals the cell's (the offsets cancel), so the pool
     is the unflagged 44 / 9; against Last likewise. A flag on a default-setting run is not a tuned run."""
     frame = protocol_frame().assign(flags="")
-    frame.loc[(frame["detector"] == "A") & (frame["dataset"] == "COX2") & (frame["fold"] == 1)
-              & (frame["protocol"] == "oracle_ub"), "flags"] = "stopped_early;tied_across_classes"
-    frame.loc[(frame["detector"] == "C") & (frame["dataset"] == "BZR") & (frame["fold"] == 0)
-              & (frame["protocol"] == "val_normal"), "flags"] = "nonfinite_scores"
-    frame.loc[(frame["detector"] == "B") & (frame["dataset"] == "DHFR") & (frame["protocol"] == "hp_free"),
-              "flags"] = "failed"
-    frame.loc[(frame["detector"] == "A") & (frame["dataset"] == "COX2") & (frame["fold"] == 1)
-              & (frame["protocol"] == "val_normal"), "auroc"] = 0.0  # only a flagged run sees this
+    frame.loc[
+        (frame["detector"] == "A")
+        & (frame["dataset"] == "COX2")
+        & (frame["fold"] == 1)
+        & (frame["protocol"] == "oracle_ub"),
+        "flags",
+    ] = "stopped_early;tied_across_classes"
+    frame.loc[
+        (frame["detector"] == "C")
+        & (frame["dataset"] == "BZR")
+        & (frame["fold"] == 0)
+        & (frame["protocol"] == "val_normal"),
+        "flags",
+    ] = "nonfinite_scores"
+    frame.loc[(frame["detector"] == "B") & (frame["dataset"] == "DHFR") & (frame["protocol"] == "hp_free"), "flags"] = (
+        "failed"
+    )
+    frame.loc[
+        (frame["detector"] == "A")
+        & (frame["dataset"] == "COX2")
+        & (frame["fold"] == 1)
+        & (frame["protocol"] == "val_normal"),
+        "auroc",
+    ] = 0.0  # only a flagged run sees this
     table = robustness_table(build_analysis(frame, n_resamples=100, seed=7))
     row = table[(table["check"] == "flagged runs excluded") & (table["versus"] == "val_normal")].iloc[0]
     assert row["leakage"] == pytest.approx(44 / 9) and row["n_flagged"] == 2
@@ -223,8 +329,12 @@ def test_flagged_tuned_runs_leave_the_pool_and_are_counted() -> None:
 
 
 def test_per_dataset_tables_hold_every_row_and_their_mean() -> None:
-    extra = pd.DataFrame([{"detector": "Size only", "kind": "reference", "dataset": ds, "auroc": v}
-                          for ds, v in zip(DATASETS, (60.0, 70.0, 80.0))])
+    extra = pd.DataFrame(
+        [
+            {"detector": "Size only", "kind": "reference", "dataset": ds, "auroc": v}
+            for ds, v in zip(DATASETS, (60.0, 70.0, 80.0))
+        ]
+    )
     table = per_dataset_table(analysis(), extra, "last").set_index("detector")
     assert list(table.columns[:4]) == ["kind", "BZR", "COX2", "DHFR"]
     assert table.loc["A", "COX2"] == 64.0 and table.loc["A", "mean"] == pytest.approx((74 + 64 + 88) / 3)
@@ -232,10 +342,18 @@ def test_per_dataset_tables_hold_every_row_and_their_mean() -> None:
 
 
 def test_reference_rows_per_dataset_take_tuned_kernels_except_under_hp_free() -> None:
-    references = pd.DataFrame([{"method": "Size only", "fit": "train", "dataset": "BZR", "fold": f, "auroc": v}
-                               for f, v in ((0, 60.0), (1, 62.0))])
-    kernels = pd.DataFrame([{"method": "WL-IF", "fit": "train", "dataset": "BZR", "setting": s, "auroc": v}
-                            for s, v in (("default", 55.0), ("tuned", 65.0))])
+    references = pd.DataFrame(
+        [
+            {"method": "Size only", "fit": "train", "dataset": "BZR", "fold": f, "auroc": v}
+            for f, v in ((0, 60.0), (1, 62.0))
+        ]
+    )
+    kernels = pd.DataFrame(
+        [
+            {"method": "WL-IF", "fit": "train", "dataset": "BZR", "setting": s, "auroc": v}
+            for s, v in (("default", 55.0), ("tuned", 65.0))
+        ]
+    )
     rows = reference_rows_per_dataset(references, kernels, "val_normal").set_index("detector")
     assert rows.loc["Size only", "auroc"] == 61.0 and rows.loc["WL-IF", "auroc"] == 65.0
     hp_free = reference_rows_per_dataset(references, kernels, "hp_free").set_index("detector")

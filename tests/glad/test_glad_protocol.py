@@ -6,8 +6,15 @@ import numpy as np
 import pytest
 
 from graphaudit.data.graphset import from_edge_list
-from graphaudit.glad.protocol import (anomaly_class_of, folds_from_json, folds_to_json, holdout_split,
-                                      mapped_labels, tox21_trials, tu_folds)
+from graphaudit.glad.protocol import (
+    anomaly_class_of,
+    folds_from_json,
+    folds_to_json,
+    holdout_split,
+    mapped_labels,
+    tox21_trials,
+    tu_folds,
+)
 
 
 def test_labels_map_by_sorted_unique_value():
@@ -42,8 +49,10 @@ def test_folds_match_sklearn_stratified_kfold_random_state_0():
     from sklearn.model_selection import StratifiedKFold
 
     raw = np.random.default_rng(5).integers(0, 3, size=57)
-    expected = [np.sort(test) for _, test in StratifiedKFold(5, shuffle=True, random_state=0)
-                .split(np.zeros(57), mapped_labels(raw))]
+    expected = [
+        np.sort(test)
+        for _, test in StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(57), mapped_labels(raw))
+    ]
     assert [f.test for f in tu_folds(raw, "toy")] == [e.tolist() for e in expected]
 
 

@@ -21,9 +21,16 @@ def run(test_rows: list[list[float]], holdout_means: list[float], losses: list[f
     order = [2, 0, 3, 1]
     points = []
     for t, (scores, mean) in enumerate(zip(test_rows, holdout_means)):
-        points.append(EvaluationPoint(epoch=4 * (t + 1), train_loss=(losses or [1.0] * len(test_rows))[t],
-                                      test_ids=np.array(TEST_IDS)[order], test_scores=np.array(scores)[order],
-                                      holdout_ids=np.array([1, 2]), holdout_scores=np.array([mean - 1, mean + 1])))
+        points.append(
+            EvaluationPoint(
+                epoch=4 * (t + 1),
+                train_loss=(losses or [1.0] * len(test_rows))[t],
+                test_ids=np.array(TEST_IDS)[order],
+                test_scores=np.array(scores)[order],
+                holdout_ids=np.array([1, 2]),
+                holdout_scores=np.array([mean - 1, mean + 1]),
+            )
+        )
     return Trajectory.from_points(points)
 
 
@@ -61,8 +68,10 @@ def test_ties_across_classes_flag_the_rows_whose_auroc_rests_on_a_half() -> None
     """Scores in id order (anomalies 10, 12): the last point ties normal 13 with anomaly 12 (both 2), the second
     ties two anomalies (3, 3), which is harmless; the default run's points tie only within a class."""
     tuned = run([[4, 1, 3, 2], [3, 1, 3, 2], [4, 1, 2, 2]], holdout_means=[5.0, 2.0, 1.0], losses=[1.0, 2.0, 3.0])
-    rows = {r["protocol"]: r for r in protocol_rows("X", "BZR", "end_to_end",
-                                                     FoldRuns(FOLD, {"tuned": tuned, "default": DEFAULT}))}
+    rows = {
+        r["protocol"]: r
+        for r in protocol_rows("X", "BZR", "end_to_end", FoldRuns(FOLD, {"tuned": tuned, "default": DEFAULT}))
+    }
     flagged = {p for p, r in rows.items() if "tied_across_classes" in r["flags"].split(";")}
     # last and val_normal choose point 3 (epoch 12); the oracle and min_train_loss point 1; the expected random
     # checkpoint reads every point; HP-Free and the default oracle the default run's point 1 (2, 1, 2, 1: no tie)
@@ -72,8 +81,16 @@ def test_ties_across_classes_flag_the_rows_whose_auroc_rests_on_a_half() -> None
 
 def test_protocols_without_a_default_run_are_left_out() -> None:
     rows = protocol_rows("OCGIN", "BZR", "end_to_end", FoldRuns(FOLD, {"tuned": TUNED}))
-    assert {r["protocol"] for r in rows} == {"oracle_ub", "oracle_own", "last", "val_normal", "min_train_loss",
-                                             "expected_random", "auc_p", "consensus"}
+    assert {r["protocol"] for r in rows} == {
+        "oracle_ub",
+        "oracle_own",
+        "last",
+        "val_normal",
+        "min_train_loss",
+        "expected_random",
+        "auc_p",
+        "consensus",
+    }
 
 
 def test_two_stage_oracle_has_no_patience() -> None:
@@ -133,8 +150,16 @@ def test_caliper_drops_distant_pairs() -> None:
 
 def test_replay_tables_cover_every_fold() -> None:
     sizes = {10: (5, 4), 11: (5, 4), 12: (9, 12), 13: (9, 11), 1: (3, 2), 2: (3, 2)}
-    tables = replay_tables("OCGIN", "BZR", "end_to_end", [FoldRuns(FOLD, {"tuned": TUNED, "default": DEFAULT})],
-                           sizes, np.random.default_rng(0), 10, caliper=1.0)
+    tables = replay_tables(
+        "OCGIN",
+        "BZR",
+        "end_to_end",
+        [FoldRuns(FOLD, {"tuned": TUNED, "default": DEFAULT})],
+        sizes,
+        np.random.default_rng(0),
+        10,
+        caliper=1.0,
+    )
     assert len(tables["protocols"]) == 10 and len(tables["curves"]) == 5
     assert tables["curves"]["test_auroc"].tolist() == [50.0, 100.0, 75.0, 100.0, 0.0]
     matched = tables["size_matched"].iloc[0]

@@ -13,9 +13,14 @@ from graphaudit.glad.protocol import tu_folds
 from graphaudit.glad.references import score_folds, size_features
 from graphaudit.stats.metrics import auroc
 
-SETTINGS = {"scorers": ["IF", "OCSVM"], "fits": ["train", "test"], "tuned": False, "fit_on": "train_normal",
-            "default": {"wl_iter": 2, "n_estimators": 50, "sample_ratio": 0.5},
-            "grid": {"wl_iter": [2], "n_estimators": [50], "sample_ratio": [0.5]}}
+SETTINGS = {
+    "scorers": ["IF", "OCSVM"],
+    "fits": ["train", "test"],
+    "tuned": False,
+    "fit_on": "train_normal",
+    "default": {"wl_iter": 2, "n_estimators": 50, "sample_ratio": 0.5},
+    "grid": {"wl_iter": [2], "n_estimators": [50], "sample_ratio": [0.5]},
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,16 +42,23 @@ def test_scores_and_labels_stay_keyed_by_graph_id(mutag):
 def test_kernel_rows_cover_every_scorer_and_fit(mutag):
     graphs, folds = mutag
     rows = list(kernels.kernel_rows("MUTAG", "WL", graphs, node_colours(graphs, False), folds, SETTINGS))
-    assert {(r["method"], r["fit"]) for r in rows} == {("WL-IF", "train"), ("WL-IF", "test"),
-                                                       ("WL-OCSVM", "train"), ("WL-OCSVM", "test")}
+    assert {(r["method"], r["fit"]) for r in rows} == {
+        ("WL-IF", "train"),
+        ("WL-IF", "test"),
+        ("WL-OCSVM", "train"),
+        ("WL-OCSVM", "test"),
+    }
     assert len(rows) == 8 and all(r["is_default"] and not r["constant_kernel"] for r in rows)
     assert all(0 <= r["ocsvm_flagged"] <= 100 for r in rows if r["method"] == "WL-OCSVM")
 
 
 def test_propagation_kernel_on_constant_features_gives_fifty(mutag):
     graphs, folds = mutag
-    rows = list(kernels.kernel_rows("MUTAG", "PK", graphs, node_colours(graphs, True), folds[:1],
-                                    {**SETTINGS, "fits": ["train"]}))
+    rows = list(
+        kernels.kernel_rows(
+            "MUTAG", "PK", graphs, node_colours(graphs, True), folds[:1], {**SETTINGS, "fits": ["train"]}
+        )
+    )
     assert all(r["constant_kernel"] and r["auroc"] == 50.0 for r in rows)
 
 
@@ -57,8 +69,7 @@ def test_search_space_sizes():
 
 def test_released_pairing_rows(mutag):
     graphs, folds = mutag
-    rows = kernels.released_pairing_rows("MUTAG", graphs, node_colours(graphs, False), folds,
-                                         SETTINGS["default"])
+    rows = kernels.released_pairing_rows("MUTAG", graphs, node_colours(graphs, False), folds, SETTINGS["default"])
     for row, fold in zip(rows, folds):
         assert row["n_anomalies"] == sum(fold.test_labels)
         assert 0 < row["differing_share"] < 100 and 0 <= row["auroc_released"] <= 100

@@ -6,16 +6,28 @@ import numpy as np
 import pytest
 
 from graphaudit.data.graphset import from_edge_list
-from graphaudit.graphlm.corpus import (bootstrap_sample, dataset_statistics, random_label_graphs, read_sequences,
-                                       serialization_statistics, training_corpus)
+from graphaudit.graphlm.corpus import (
+    bootstrap_sample,
+    dataset_statistics,
+    random_label_graphs,
+    read_sequences,
+    serialization_statistics,
+    training_corpus,
+)
 from graphaudit.graphs.dfscode import dfs_text
 
 
 def toy():
     # graph 0: path a-b-c (labels 1, 2, 1) plus an isolated node (label 3); graph 1: one edge (labels 1, 1)
     edges = np.array([[0, 1], [1, 2], [4, 5]])
-    return from_edge_list("toy", np.array([0, 0, 0, 0, 1, 1]), edges, node_labels=np.array([1, 2, 1, 3, 1, 1]),
-                          edge_labels=np.array([0, 0, 1]), graph_labels=np.array([0, 1]))
+    return from_edge_list(
+        "toy",
+        np.array([0, 0, 0, 0, 1, 1]),
+        edges,
+        node_labels=np.array([1, 2, 1, 3, 1, 1]),
+        edge_labels=np.array([0, 0, 1]),
+        graph_labels=np.array([0, 1]),
+    )
 
 
 def test_dataset_statistics_are_per_graph_means():

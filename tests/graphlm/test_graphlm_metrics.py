@@ -22,6 +22,7 @@ LN2 = math.log(2.0)
 
 # ---- pattern_metrics -----------------------------------------------------------------------
 
+
 def test_jsd_disjoint_is_ln2_and_identical_is_zero() -> None:
     disjoint = pattern_metrics({"a": 1, "b": 1}, 4, {"c": 2, "d": 2}, 4)
     assert disjoint["jsd"] == pytest.approx(LN2, abs=1e-15)
@@ -76,9 +77,12 @@ def test_empty_generated_table_gives_nans() -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.dictionaries(st.sampled_from("abcdefgh"), st.integers(1, 20), min_size=1),
-       st.dictionaries(st.sampled_from("defghijk"), st.integers(1, 20), min_size=1),
-       st.integers(0, 10), st.integers(0, 10))
+@given(
+    st.dictionaries(st.sampled_from("abcdefgh"), st.integers(1, 20), min_size=1),
+    st.dictionaries(st.sampled_from("defghijk"), st.integers(1, 20), min_size=1),
+    st.integers(0, 10),
+    st.integers(0, 10),
+)
 def test_jsd_symmetric_and_bounded(a: dict[str, int], b: dict[str, int], extra_a: int, extra_b: int) -> None:
     n_a, n_b = max(a.values()) + extra_a, max(b.values()) + extra_b
     forward, backward = pattern_metrics(a, n_a, b, n_b), pattern_metrics(b, n_b, a, n_a)
@@ -90,6 +94,7 @@ def test_jsd_symmetric_and_bounded(a: dict[str, int], b: dict[str, int], extra_a
 
 
 # ---- strata --------------------------------------------------------------------------------
+
 
 def test_strata_keep_ties_together() -> None:
     # Sorted counts 1,1,1,1,2,2,3,5,5,5: q_0.1 = 1 (between two 1s), q_0.9 = 5 (between two 5s),
@@ -139,6 +144,7 @@ def test_mutag_strata_sizes(tmp_path) -> None:
 
 
 # ---- memorization and calibration ----------------------------------------------------------
+
 
 def test_memorization_counts_duplicates() -> None:
     out = memorization(["A", "B", "C", "A"], ["A", "A", "B", "X", "X", "Y"])

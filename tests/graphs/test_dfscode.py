@@ -11,13 +11,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphaudit.data.graphset import from_edge_list
-from graphaudit.graphs.dfscode import (LabeledGraph, ParseResult, code_key, dfs_code_less, dfs_text, dfs_tuple_less,
-                                       dgmg_actions, dgmg_text, graph_from_code, graphs_from_graphset, is_min_code,
-                                       min_code_component, min_dfs_code, parse_dfs_text, parse_dgmg)
+from graphaudit.graphs.dfscode import (
+    LabeledGraph,
+    ParseResult,
+    code_key,
+    dfs_code_less,
+    dfs_text,
+    dfs_tuple_less,
+    dgmg_actions,
+    dgmg_text,
+    graph_from_code,
+    graphs_from_graphset,
+    is_min_code,
+    min_code_component,
+    min_dfs_code,
+    parse_dfs_text,
+    parse_dgmg,
+)
 
 
-def random_graph(rng: random.Random, n: int, extra: int, node_labels: int = 2, edge_labels: int = 2,
-                 connected: bool = True) -> LabeledGraph:
+def random_graph(
+    rng: random.Random, n: int, extra: int, node_labels: int = 2, edge_labels: int = 2, connected: bool = True
+) -> LabeledGraph:
     """A random labelled graph: a random spanning tree (if connected) plus up to ``extra`` more edges."""
     pairs = set()
     if connected:
@@ -42,8 +57,13 @@ def isomorphic(a: LabeledGraph, b: LabeledGraph) -> bool:
         return False
     ga = ig.Graph(n=a.num_nodes, edges=[(u, v) for u, v, _ in a.edges])
     gb = ig.Graph(n=b.num_nodes, edges=[(u, v) for u, v, _ in b.edges])
-    return ga.isomorphic_vf2(gb, color1=list(a.node_labels), color2=list(b.node_labels),
-                             edge_color1=[lab for *_, lab in a.edges], edge_color2=[lab for *_, lab in b.edges])
+    return ga.isomorphic_vf2(
+        gb,
+        color1=list(a.node_labels),
+        color2=list(b.node_labels),
+        edge_color1=[lab for *_, lab in a.edges],
+        edge_color2=[lab for *_, lab in b.edges],
+    )
 
 
 def all_dfs_codes(graph: LabeledGraph) -> list[tuple]:
@@ -101,8 +121,9 @@ def test_code_key_agrees_with_lexicographic_order() -> None:
 def test_min_code_matches_brute_force_minimum() -> None:
     rng = random.Random(0)
     for _ in range(80):
-        graph = random_graph(rng, rng.randint(2, 6), rng.randint(0, 4), node_labels=rng.choice([1, 2, 3]),
-                             edge_labels=rng.choice([1, 2]))
+        graph = random_graph(
+            rng, rng.randint(2, 6), rng.randint(0, 4), node_labels=rng.choice([1, 2, 3]), edge_labels=rng.choice([1, 2])
+        )
         brute = all_dfs_codes(graph)
         best = brute[0]
         for code in brute[1:]:
@@ -128,8 +149,9 @@ def test_codes_equal_iff_isomorphic() -> None:
     rng = random.Random(2)
     pool = []
     for _ in range(120):
-        graph = random_graph(rng, rng.randint(3, 5), rng.randint(0, 3), node_labels=2, edge_labels=2,
-                             connected=rng.random() < 0.7)
+        graph = random_graph(
+            rng, rng.randint(3, 5), rng.randint(0, 3), node_labels=2, edge_labels=2, connected=rng.random() < 0.7
+        )
         pool += [graph, shuffled(rng, graph)]
     texts = [dfs_text(g) for g in pool]
     same = 0
@@ -167,8 +189,9 @@ def test_disconnected_graphs_keep_every_component() -> None:
 def test_round_trips() -> None:
     rng = random.Random(4)
     for _ in range(150):
-        graph = random_graph(rng, rng.randint(1, 8), rng.randint(0, 6), node_labels=3, edge_labels=3,
-                             connected=rng.random() < 0.5)
+        graph = random_graph(
+            rng, rng.randint(1, 8), rng.randint(0, 6), node_labels=3, edge_labels=3, connected=rng.random() < 0.5
+        )
         text = dfs_text(graph)
         parsed = parse_dfs_text(text, strict=True)
         assert not parsed.invalid and isomorphic(parsed.graph, graph)
@@ -182,16 +205,35 @@ def test_round_trips() -> None:
 
 def test_dgmg_adds_nodes_in_sorted_label_order() -> None:
     graph = LabeledGraph.build([2, 0, 1], [(0, 1, 3), (1, 2, 0)])
-    assert dgmg_text(graph) == ("ADD_NODE_0 END_EDGE ADD_NODE_1 ADD_EDGE_0 DEST_0 END_EDGE "
-                                "ADD_NODE_2 ADD_EDGE_3 DEST_0 END_EDGE END_NODE")
+    assert dgmg_text(graph) == (
+        "ADD_NODE_0 END_EDGE ADD_NODE_1 ADD_EDGE_0 DEST_0 END_EDGE ADD_NODE_2 ADD_EDGE_3 DEST_0 END_EDGE END_NODE"
+    )
 
 
-@pytest.mark.parametrize("text", [
-    "", "   ", "(0,2,1,0,1)", "(1,0,1,0,1)", "(0,1,1,0,1) (0,1,1,0,1)", "(0,1,1,0,1) (1,0,1,0,1)",
-    "(0,1,1,0,1) (1,2,2,0,1)", "(0,1,1,0,1) (1,3,1,0,1)", "(0,1,1,0,1) (2,0,1,0,1)", "(0,1,1,0,1) (1,1,1,0,1)",
-    "| (0,1,1,0,1)", "(0,1,1,0,1) |", "(0,1,1,0,1) | | (v,2)", "(v,1) (v,2)", "(0,1,1,0)", "(0, 1,1,0,1)",
-    "(0,1,a,0,1)", "<s> (0,1,1,0,1)", "(0,1,1,0,1) (1,2,1,0,1) (2,0,1,0,1) (2,0,1,0,1)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "(0,2,1,0,1)",
+        "(1,0,1,0,1)",
+        "(0,1,1,0,1) (0,1,1,0,1)",
+        "(0,1,1,0,1) (1,0,1,0,1)",
+        "(0,1,1,0,1) (1,2,2,0,1)",
+        "(0,1,1,0,1) (1,3,1,0,1)",
+        "(0,1,1,0,1) (2,0,1,0,1)",
+        "(0,1,1,0,1) (1,1,1,0,1)",
+        "| (0,1,1,0,1)",
+        "(0,1,1,0,1) |",
+        "(0,1,1,0,1) | | (v,2)",
+        "(v,1) (v,2)",
+        "(0,1,1,0)",
+        "(0, 1,1,0,1)",
+        "(0,1,a,0,1)",
+        "<s> (0,1,1,0,1)",
+        "(0,1,1,0,1) (1,2,1,0,1) (2,0,1,0,1) (2,0,1,0,1)",
+    ],
+)
 def test_malformed_dfs_text_is_invalid(text: str) -> None:
     result = parse_dfs_text(text)
     assert result.invalid and result.graph is None and result.reason
@@ -203,13 +245,22 @@ def test_strict_mode_demands_rightmost_extensions() -> None:
     assert parse_dfs_text(text, strict=True).invalid
 
 
-@pytest.mark.parametrize("actions", [
-    "", "END_NODE", "ADD_NODE_1", "ADD_NODE_1 END_EDGE", "ADD_NODE_1 END_EDGE END_NODE END_NODE",
-    "ADD_NODE_1 ADD_EDGE_0 DEST_0 END_EDGE END_NODE", "ADD_NODE_1 END_EDGE ADD_NODE_1 ADD_EDGE_0 END_EDGE END_NODE",
-    "ADD_NODE_1 END_EDGE ADD_NODE_1 ADD_EDGE_0 DEST_0 ADD_EDGE_0 DEST_0 END_EDGE END_NODE",
-    "ADD_NODE_1 END_EDGE ADD_NODE_1 DEST_0 END_EDGE END_NODE", "ADD_EDGE_0 DEST_0 END_NODE",
-    "ADD_NODE_x END_EDGE END_NODE",
-])
+@pytest.mark.parametrize(
+    "actions",
+    [
+        "",
+        "END_NODE",
+        "ADD_NODE_1",
+        "ADD_NODE_1 END_EDGE",
+        "ADD_NODE_1 END_EDGE END_NODE END_NODE",
+        "ADD_NODE_1 ADD_EDGE_0 DEST_0 END_EDGE END_NODE",
+        "ADD_NODE_1 END_EDGE ADD_NODE_1 ADD_EDGE_0 END_EDGE END_NODE",
+        "ADD_NODE_1 END_EDGE ADD_NODE_1 ADD_EDGE_0 DEST_0 ADD_EDGE_0 DEST_0 END_EDGE END_NODE",
+        "ADD_NODE_1 END_EDGE ADD_NODE_1 DEST_0 END_EDGE END_NODE",
+        "ADD_EDGE_0 DEST_0 END_NODE",
+        "ADD_NODE_x END_EDGE END_NODE",
+    ],
+)
 def test_malformed_dgmg_is_invalid(actions: str) -> None:
     result = parse_dgmg(actions)
     assert result.invalid and result.reason
@@ -217,8 +268,11 @@ def test_malformed_dgmg_is_invalid(actions: str) -> None:
 
 EDGE_TOKENS = st.builds(lambda *xs: "({},{},{},{},{})".format(*xs), *[st.integers(-1, 4)] * 5)
 DFS_TOKENS = st.one_of(EDGE_TOKENS, st.just("|"), st.builds("(v,{})".format, st.integers(0, 3)), st.text(max_size=6))
-DGMG_TOKENS = st.one_of(st.sampled_from(["END_EDGE", "END_NODE", "ADD_NODE_0", "ADD_EDGE_1", "DEST_0", "DEST_1"]),
-                        st.builds("DEST_{}".format, st.integers(0, 5)), st.text(max_size=6))
+DGMG_TOKENS = st.one_of(
+    st.sampled_from(["END_EDGE", "END_NODE", "ADD_NODE_0", "ADD_EDGE_1", "DEST_0", "DEST_1"]),
+    st.builds("DEST_{}".format, st.integers(0, 5)),
+    st.text(max_size=6),
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -240,11 +294,13 @@ def test_dgmg_parser_never_raises(text: str) -> None:
 
 # ---- GraphSet input ---------------------------------------------------------------------------
 def test_graphs_from_graphset_uses_raw_labels_and_zero_edge_labels() -> None:
-    gs = from_edge_list("toy", np.array([0, 0, 0, 1, 1]), np.array([[0, 1], [1, 2], [3, 4]]),
-                        node_labels=np.array([4, 5, 4, 1, 1]))
+    gs = from_edge_list(
+        "toy", np.array([0, 0, 0, 1, 1]), np.array([[0, 1], [1, 2], [3, 4]]), node_labels=np.array([4, 5, 4, 1, 1])
+    )
     graphs = graphs_from_graphset(gs)
     assert graphs[0] == LabeledGraph.build([4, 5, 4], [(0, 1, 0), (1, 2, 0)])
     assert graphs[1] == LabeledGraph.build([1, 1], [(0, 1, 0)])
-    labelled = from_edge_list("toy", np.array([0, 0]), np.array([[1, 0]]), node_labels=np.array([2, 3]),
-                              edge_labels=np.array([7]))
+    labelled = from_edge_list(
+        "toy", np.array([0, 0]), np.array([[1, 0]]), node_labels=np.array([2, 3]), edge_labels=np.array([7])
+    )
     assert graphs_from_graphset(labelled)[0] == LabeledGraph.build([2, 3], [(0, 1, 7)])

@@ -50,8 +50,12 @@ def counts_of(n: int, edges: list[tuple[int, int]], max_k: int = 5) -> dict[str,
 
 
 def bruteforce_set(graphs: GraphSet, max_k: int) -> np.ndarray:
-    return np.stack([graphlet_counts_bruteforce(graphs.graph_edges(g), graphs.graph_size(g), max_k)
-                     for g in range(graphs.num_graphs)])
+    return np.stack(
+        [
+            graphlet_counts_bruteforce(graphs.graph_edges(g), graphs.graph_size(g), max_k)
+            for g in range(graphs.num_graphs)
+        ]
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -91,10 +95,13 @@ def min_code(k: int, edges: list[tuple[int, int]]) -> int:
     return min(sum(1 << pair_bit(p[a], p[b]) for a, b in edges) for p in itertools.permutations(range(k)))
 
 
-@pytest.mark.parametrize("edges, expected", [
-    ([(i, (i + 1) % 5) for i in range(5)], {"k3_path": 5, "k4_path": 5}),  # C5
-    ([(0, i) for i in range(1, 5)], {"k3_path": 6, "k4_star": 4}),  # star K1,4
-])
+@pytest.mark.parametrize(
+    "edges, expected",
+    [
+        ([(i, (i + 1) % 5) for i in range(5)], {"k3_path": 5, "k4_path": 5}),  # C5
+        ([(0, i) for i in range(1, 5)], {"k3_path": 6, "k4_star": 4}),  # star K1,4
+    ],
+)
 def test_hand_counts_five_nodes(edges, expected):
     counts = counts_of(5, edges)
     assert {name: counts[name] for name in NAMES[:8] if counts[name]} == expected
@@ -102,8 +109,16 @@ def test_hand_counts_five_nodes(edges, expected):
 
 
 def test_names_and_column_order():
-    assert NAMES[:8] == ["k3_path", "k3_triangle", "k4_star", "k4_path", "k4_paw", "k4_cycle", "k4_diamond",
-                         "k4_clique"]
+    assert NAMES[:8] == [
+        "k3_path",
+        "k3_triangle",
+        "k4_star",
+        "k4_path",
+        "k4_paw",
+        "k4_cycle",
+        "k4_diamond",
+        "k4_clique",
+    ]
     assert len(NAMES) == len(set(NAMES)) == 29
     codes = [int(name.split("_")[1]) for name in NAMES[8:]]
     assert codes == sorted(codes) and codes[-1] == 1023
@@ -126,7 +141,7 @@ def test_table_separates_every_connected_graph(k, expected):
         columns.extend(seen)
     assert len(set(columns)) == expected and min(columns) >= 0
     assert sorted(columns) == list(range(n_types(k) - expected, n_types(k)))
-    connected_masks = (table[k, :1 << (k * (k - 1) // 2)] >= 0).sum()
+    connected_masks = (table[k, : 1 << (k * (k - 1) // 2)] >= 0).sum()
     assert connected_masks == {3: 4, 4: 38, 5: 728}[k]  # labelled connected graphs (OEIS A001187)
 
 
@@ -164,8 +179,11 @@ def test_set_without_nodes_and_bad_arguments():
 def test_bench_writes_a_checked_table(tmp_path):
     path = tmp_path / "set.npz"
     graph_set(random_graphs(5, 6, 8)).save(path)
-    ctx = RuleContext(input={"graphset": str(path)}, output={"table": str(tmp_path / "graphlets.csv")},
-                      params={"dataset": "RANDOM", "repeats": 1})
+    ctx = RuleContext(
+        input={"graphset": str(path)},
+        output={"table": str(tmp_path / "graphlets.csv")},
+        params={"dataset": "RANDOM", "repeats": 1},
+    )
     bench_graphlets(ctx)
     table = pd.read_csv(tmp_path / "graphlets.csv")
     assert table.loc[0, "benchmark"] == "graphlets" and table.loc[0, "input"] == "RANDOM first 6 graphs"

@@ -21,8 +21,9 @@ def graph_set(graphs: list[tuple[int, list[tuple[int, int]]]], labels: list[list
     """One GraphSet from (node count, local edges) pairs, with optional per-graph node labels."""
     sizes = [n for n, _ in graphs]
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    edges = np.concatenate([np.asarray(e, dtype=np.int64).reshape(-1, 2) + offsets[i]
-                            for i, (_, e) in enumerate(graphs)])
+    edges = np.concatenate(
+        [np.asarray(e, dtype=np.int64).reshape(-1, 2) + offsets[i] for i, (_, e) in enumerate(graphs)]
+    )
     node_labels = None if labels is None else np.concatenate(labels)
     return from_edge_list("wl", np.repeat(np.arange(len(graphs)), sizes), edges, node_labels=node_labels)
 

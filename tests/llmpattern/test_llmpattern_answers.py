@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from graphaudit.llmpattern.answers import (BASELINE_TASKS, BASELINES, candidate_patterns, oracle_answer,
-                                           random_answer)
+from graphaudit.llmpattern.answers import BASELINE_TASKS, BASELINES, candidate_patterns, oracle_answer, random_answer
 from graphaudit.llmpattern.datasets import graph_record
-from graphaudit.llmpattern.generators import (ba2motif_items, detection_items, discriminative_turns,
-                                              frequent_graph_items, frequent_turns, isomorphism_items, kcore_items,
-                                              modification_items, translation_items)
+from graphaudit.llmpattern.generators import (
+    ba2motif_items,
+    detection_items,
+    discriminative_turns,
+    frequent_graph_items,
+    frequent_turns,
+    isomorphism_items,
+    kcore_items,
+    modification_items,
+    translation_items,
+)
 from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, FREQUENT_PATTERNS, MODIFICATIONS, UNDIRECTED_PATTERNS
 from graphaudit.llmpattern.scorers import aggregate, score_answer
 
@@ -21,8 +28,17 @@ CYCLE5 = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]
 def molecule(index: int, label: int, with_ring: bool) -> dict:
     ring = [(i, (i + 1) % 6) for i in range(6)] if with_ring else [(i, i + 1) for i in range(5)]
     graph = graph_record(7, [*ring, (0, 6)], False) | {"atoms": ["C"] * 6 + ["O"]}
-    return {"item_id": f"molecule/benzene/-/{index:04d}", "task": "molecule", "variant": "benzene", "scale": None,
-            "directed": False, "index": index, "graph": graph, "smiles": "c1ccccc1O", "truth": {"label": label}}
+    return {
+        "item_id": f"molecule/benzene/-/{index:04d}",
+        "task": "molecule",
+        "variant": "benzene",
+        "scale": None,
+        "directed": False,
+        "index": index,
+        "graph": graph,
+        "smiles": "c1ccccc1O",
+        "truth": {"label": label},
+    }
 
 
 def realworld() -> list[tuple[dict, dict]]:
@@ -30,13 +46,29 @@ def realworld() -> list[tuple[dict, dict]]:
     triangle = graph_record(4, [(0, 1), (1, 2), (2, 0), (2, 3)], False) | {"atoms": ["C", "C", "N", "O"]}
     path = graph_record(4, [(0, 1), (1, 2), (2, 3)], False) | {"atoms": ["C", "C", "C", "O"]}
     base = {"variant": "MUTAG", "scale": None, "directed": False, "index": 0}
-    turn = {**base, "item_id": "realworld_turn/MUTAG/-/0000", "task": "realworld_turn",
-            "graphs": [triangle, triangle, path, path], "truth": {"labels": [1, 1, 0, 0], "classes": [1, 0]}}
-    tests = [{**base, "item_id": f"realworld_graph/MUTAG/-/000{i}", "task": "realworld_graph", "graph": g,
-              "truth": {"label": label, "classes": [1, 0]}} for i, (g, label) in enumerate(((triangle, 1), (path, 0)))]
+    turn = {
+        **base,
+        "item_id": "realworld_turn/MUTAG/-/0000",
+        "task": "realworld_turn",
+        "graphs": [triangle, triangle, path, path],
+        "truth": {"labels": [1, 1, 0, 0], "classes": [1, 0]},
+    }
+    tests = [
+        {
+            **base,
+            "item_id": f"realworld_graph/MUTAG/-/000{i}",
+            "task": "realworld_graph",
+            "graph": g,
+            "truth": {"label": label, "classes": [1, 0]},
+        }
+        for i, (g, label) in enumerate(((triangle, 1), (path, 0)))
+    ]
     patterns = [[{"edges": [(0, 1), (1, 2), (2, 0)]}], [{"edges": [(0, 1)]}]]
-    return [(turn, {"gold_set": "Set1"}), (turn, {"gold_set": "Set2"}),
-            *((t, {"type_patterns": patterns}) for t in tests)]
+    return [
+        (turn, {"gold_set": "Set1"}),
+        (turn, {"gold_set": "Set2"}),
+        *((t, {"type_patterns": patterns}) for t in tests),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -45,15 +77,28 @@ def cases() -> list[tuple[dict, dict]]:
     undirected, directed = detection_items(False, "small", per_n=2), detection_items(True, "small", per_n=2)
     ba = ba2motif_items(per_class=18, test_per_class=2)
     found = [(item, {"fmt": fmt}) for item in translation_items(per_pattern=2) for fmt in ("EL", "AL")]
-    found += [(item, {"description": d}) for v in MODIFICATIONS for item in modification_items(v, "small", per_n=1)
-              for d in ("term", "topo")]
-    found += [(item, {"pattern": p, "description": d}) for item in undirected for p in UNDIRECTED_PATTERNS
-              for d in ("term", "topo")]
-    found += [(item, {"pattern": p, "description": d}) for item in directed for p in DIRECTED_PATTERNS
-              for d in ("term", "topo")]
+    found += [
+        (item, {"description": d})
+        for v in MODIFICATIONS
+        for item in modification_items(v, "small", per_n=1)
+        for d in ("term", "topo")
+    ]
+    found += [
+        (item, {"pattern": p, "description": d})
+        for item in undirected
+        for p in UNDIRECTED_PATTERNS
+        for d in ("term", "topo")
+    ]
+    found += [
+        (item, {"pattern": p, "description": d})
+        for item in directed
+        for p in DIRECTED_PATTERNS
+        for d in ("term", "topo")
+    ]
     found += [(item, {}) for item in [*isomorphism_items(undirected), *kcore_items(undirected)]]
-    found += [(item, {}) for p in FREQUENT_PATTERNS
-              for item in frequent_turns(frequent_graph_items(p, "small", per_n=2), 2)]
+    found += [
+        (item, {}) for p in FREQUENT_PATTERNS for item in frequent_turns(frequent_graph_items(p, "small", per_n=2), 2)
+    ]
     found += [(item, {"gold_set": g}) for item in discriminative_turns(ba, n_turns=2) for g in ("Set1", "Set2")]
     found += [(item, {"type_patterns": [[HOUSE], [CYCLE5]]}) for item in ba if item["variant"] == "classification"]
     found += [(molecule(i, label, bool(label)), {"description": "both"}) for i, label in enumerate((1, 0, 1))]
@@ -64,9 +109,18 @@ def scored(cases: list[tuple[dict, dict]], answer, mode: str, **extra) -> dict[t
     scores = []
     for item, context in cases:
         text = answer(item, **context)
-        scores.append(score_answer(item, text, mode, description=context.get("description"),
-                                   pattern=context.get("pattern"), gold_set=context.get("gold_set"),
-                                   labels={"fmt": context.get("fmt", "EL")}, **extra))
+        scores.append(
+            score_answer(
+                item,
+                text,
+                mode,
+                description=context.get("description"),
+                pattern=context.get("pattern"),
+                gold_set=context.get("gold_set"),
+                labels={"fmt": context.get("fmt", "EL")},
+                **extra,
+            )
+        )
     rows = aggregate(scores, keys=("task", "stage", "pattern", "fmt", "description", "mode"))
     return {(r["task"], r["stage"], r["pattern"], r["fmt"], r["description"]): r for r in rows}
 
@@ -82,8 +136,11 @@ def test_oracle_scores_one_on_every_task_in_clean_mode(cases) -> None:
 
 def test_oracle_in_repo_mode_hits_only_the_documented_caps(cases) -> None:
     rows = scored(cases, oracle_answer, "repo")
-    undirected = [item for item, context in cases if item["task"] == "detection" and not item["directed"]
-                  and context["pattern"] == "house"]
+    undirected = [
+        item
+        for item, context in cases
+        if item["task"] == "detection" and not item["directed"] and context["pattern"] == "house"
+    ]
     without_house = sum(not item["truth"]["occurrences"]["house"] for item in undirected) / len(undirected)
     cores = [item for item, _ in cases if item["task"] == "kcore"]
     with_core = sum(bool(item["truth"]["core"]) for item in cores) / len(cores)
@@ -108,10 +165,19 @@ def test_every_baseline_answers_its_tasks_and_refuses_the_others(cases) -> None:
         assert mine, name
         for item, context in mine[::3]:
             for mode in ("repo", "clean"):
-                score_answer(item, answer(item, **context), mode, description=context.get("description"),
-                             pattern=context.get("pattern"), gold_set=context.get("gold_set"))
-        other = next(item for item, _ in cases if item["task"] not in BASELINE_TASKS[name]) \
-            if BASELINE_TASKS[name] != BASELINE_TASKS["oracle"] else None
+                score_answer(
+                    item,
+                    answer(item, **context),
+                    mode,
+                    description=context.get("description"),
+                    pattern=context.get("pattern"),
+                    gold_set=context.get("gold_set"),
+                )
+        other = (
+            next(item for item, _ in cases if item["task"] not in BASELINE_TASKS[name])
+            if BASELINE_TASKS[name] != BASELINE_TASKS["oracle"]
+            else None
+        )
         if other is not None:
             with pytest.raises(ValueError, match="baseline answers"):
                 answer(other)
@@ -123,8 +189,9 @@ def test_baselines_are_deterministic_and_random_follows_the_seed(cases) -> None:
         for item, context in sample:
             if item["task"] in BASELINE_TASKS[name]:
                 assert answer(item, **context) == answer(item, **context), (name, item["item_id"])
-    texts = [(random_answer(item, seed=0, **context), random_answer(item, seed=1, **context))
-             for item, context in sample]
+    texts = [
+        (random_answer(item, seed=0, **context), random_answer(item, seed=1, **context)) for item, context in sample
+    ]
     assert sum(a != b for a, b in texts) > len(texts) // 2
 
 
@@ -134,8 +201,11 @@ def test_structural_baselines_match_the_spec(cases) -> None:
     assert ge3 == oracle  # degree >= 3 scores the repo ceiling on these graphs
     assert all(r["value"] == 0.0 for r in scored(kcore, BASELINES["empty"], "repo").values())
     faithful = [c for c in cases if c[0]["task"] == "isomorphism"]
-    hardened = [(item | {"graphs": [g1, {**g2, "nodes": g2["nodes"][::-1]}]}, context)
-                for item, context in faithful for g1, g2 in [item["graphs"]]]
+    hardened = [
+        (item | {"graphs": [g1, {**g2, "nodes": g2["nodes"][::-1]}]}, context)
+        for item, context in faithful
+        for g1, g2 in [item["graphs"]]
+    ]
     assert next(iter(scored(faithful, BASELINES["positional"], "clean").values()))["value"] == 1.0
     assert next(iter(scored(hardened, BASELINES["positional"], "clean").values()))["value"] < 0.5
     assert next(iter(scored(faithful, BASELINES["degree_sort"], "clean").values()))["value"] < 1.0

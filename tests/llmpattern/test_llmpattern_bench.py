@@ -13,8 +13,7 @@ from graphaudit.llmpattern.generators import detection_items
 def test_bench_rows_on_small_graphs() -> None:
     graphs = [item["graph"] for item in detection_items(True, "small", per_n=1)[-2:]]
     rows = bench.bench_rows(graphs, ["ffl", "fbl"], "directed", repeats=1)
-    assert [r["benchmark"] for r in rows] == ["llm_occurrence_ffl", "llm_occurrence_fbl",
-                                              "llm_occurrence_directed_all"]
+    assert [r["benchmark"] for r in rows] == ["llm_occurrence_ffl", "llm_occurrence_fbl", "llm_occurrence_directed_all"]
     assert rows[-1]["peer_s"] == rows[0]["peer_s"] + rows[1]["peer_s"]
 
 
@@ -29,9 +28,11 @@ def test_large_detection_graphs_are_spread_over_the_set() -> None:
 
 
 def test_rule_entry_writes_the_table(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(bench, "large_detection_graphs",
-                        lambda directed, count, seed=0: [i["graph"] for i in detection_items(directed, "small",
-                                                                                             per_n=1)[:count]])
+    monkeypatch.setattr(
+        bench,
+        "large_detection_graphs",
+        lambda directed, count, seed=0: [i["graph"] for i in detection_items(directed, "small", per_n=1)[:count]],
+    )
     ctx = RuleContext(params={"graphs": 2}, output={"table": str(tmp_path / "llm_occurrence.csv")})
     bench.bench_llm_occurrence(ctx)
     table = pd.read_csv(tmp_path / "llm_occurrence.csv")

@@ -13,8 +13,14 @@ SETTINGS = {"model": "m", "temperature": 0.0, "max_tokens": 64}
 
 def _fill(cache: ResponseCache, count: int) -> None:
     for index in range(count):
-        cache.add(responder="r", settings=SETTINGS, prompt=f"prompt {index}", response=f"answer {index}",
-                  item_id=f"detection/undirected/small/{index:04d}", meta={"usage": {"total_tokens": index}})
+        cache.add(
+            responder="r",
+            settings=SETTINGS,
+            prompt=f"prompt {index}",
+            response=f"answer {index}",
+            item_id=f"detection/undirected/small/{index:04d}",
+            meta={"usage": {"total_tokens": index}},
+        )
 
 
 def test_key_is_stable_and_content_addressed() -> None:
@@ -22,10 +28,12 @@ def test_key_is_stable_and_content_addressed() -> None:
     # golden value: a change here silently invalidates every cache users have paid for
     assert key == "59e7dfab5c1544ac6d8fedc1a070b06ef2b62703d22274d49cc08356b7a8acc3"
     assert key == response_key("openai-compatible:m", dict(reversed(SETTINGS.items())), "Is there a triangle?")
-    others = {response_key("openai-compatible:n", SETTINGS, "Is there a triangle?"),
-              response_key("openai-compatible:m", {**SETTINGS, "temperature": 0.5}, "Is there a triangle?"),
-              response_key("openai-compatible:m", SETTINGS, "Is there a triangle? "),
-              response_key("openai-compatible:m", {**SETTINGS, "temperature": 0}, "Is there a triangle?")}
+    others = {
+        response_key("openai-compatible:n", SETTINGS, "Is there a triangle?"),
+        response_key("openai-compatible:m", {**SETTINGS, "temperature": 0.5}, "Is there a triangle?"),
+        response_key("openai-compatible:m", SETTINGS, "Is there a triangle? "),
+        response_key("openai-compatible:m", {**SETTINGS, "temperature": 0}, "Is there a triangle?"),
+    }
     assert key not in others and len(others) == 4
     assert prompt_hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
@@ -81,6 +89,11 @@ def test_secret_fields_never_stored(tmp_path, field: str) -> None:
     cache = ResponseCache(tmp_path / "cache.jsonl")
     leaky = {"request": {"headers": {"Authorization": "Bearer sk-x"}}} if field == "meta" else {"api_key": "sk-x"}
     with pytest.raises(ValueError, match="never go into the cache"):
-        cache.add(responder="r", settings=leaky if field == "settings" else {}, prompt="p", response="a",
-                  meta=leaky if field == "meta" else None)
+        cache.add(
+            responder="r",
+            settings=leaky if field == "settings" else {},
+            prompt="p",
+            response="a",
+            meta=leaky if field == "meta" else None,
+        )
     assert not (tmp_path / "cache.jsonl").exists()

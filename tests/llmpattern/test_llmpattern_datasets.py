@@ -6,11 +6,29 @@ import json
 
 import pytest
 
-from graphaudit.llmpattern.datasets import (dataset_statistics, density, graph_nodes, graph_record, item_id,
-                                            make_item, occurrence_statistics, read_items, to_networkx, write_items)
-from graphaudit.llmpattern.generators import (ba2motif_items, detection_items, discriminative_turns,
-                                              frequent_graph_items, frequent_turns, isomorphism_items, kcore_items,
-                                              modification_items, translation_items)
+from graphaudit.llmpattern.datasets import (
+    dataset_statistics,
+    density,
+    graph_nodes,
+    graph_record,
+    item_id,
+    make_item,
+    occurrence_statistics,
+    read_items,
+    to_networkx,
+    write_items,
+)
+from graphaudit.llmpattern.generators import (
+    ba2motif_items,
+    detection_items,
+    discriminative_turns,
+    frequent_graph_items,
+    frequent_turns,
+    isomorphism_items,
+    kcore_items,
+    modification_items,
+    translation_items,
+)
 
 
 def test_graph_records() -> None:
@@ -29,8 +47,9 @@ def test_graph_records() -> None:
 
 
 def test_items() -> None:
-    item = make_item("detection", "undirected", "small", 7, False, {"occurrences": {}},
-                     graph=graph_record(5, [(0, 1)], False))
+    item = make_item(
+        "detection", "undirected", "small", 7, False, {"occurrences": {}}, graph=graph_record(5, [(0, 1)], False)
+    )
     assert item["item_id"] == "detection/undirected/small/0007" == item_id("detection", "undirected", "small", 7)
     assert json.loads(json.dumps(item)) == item
     with pytest.raises(ValueError, match="unknown task"):
@@ -45,16 +64,34 @@ def every_kind_of_item() -> list[dict]:
     detection = detection_items(False, "small", per_n=1)
     frequent = frequent_graph_items("fbl", "small", per_n=2)
     ba = ba2motif_items(per_class=4, test_per_class=1)
-    return [*translation_items(per_pattern=1), *detection, *detection_items(True, "small", per_n=1),
-            *isomorphism_items(detection), *isomorphism_items(detection, "hardened"), *kcore_items(detection),
-            *modification_items("S2H", "small", per_n=1), *frequent, *frequent_turns(frequent, 2, turn_size=3),
-            *ba, *discriminative_turns(ba, n_turns=2, per_label=2)]
+    return [
+        *translation_items(per_pattern=1),
+        *detection,
+        *detection_items(True, "small", per_n=1),
+        *isomorphism_items(detection),
+        *isomorphism_items(detection, "hardened"),
+        *kcore_items(detection),
+        *modification_items("S2H", "small", per_n=1),
+        *frequent,
+        *frequent_turns(frequent, 2, turn_size=3),
+        *ba,
+        *discriminative_turns(ba, n_turns=2, per_label=2),
+    ]
 
 
 def test_jsonl_round_trip(tmp_path) -> None:
     items = every_kind_of_item()
-    assert {i["task"] for i in items} == {"translation", "detection", "isomorphism", "kcore", "modification",
-                                          "frequent_graph", "frequent", "ba2motif", "discriminative"}
+    assert {i["task"] for i in items} == {
+        "translation",
+        "detection",
+        "isomorphism",
+        "kcore",
+        "modification",
+        "frequent_graph",
+        "frequent",
+        "ba2motif",
+        "discriminative",
+    }
     path = tmp_path / "sets" / "items.jsonl"
     assert write_items(path, items) == len(items)
     assert read_items(path) == items
@@ -65,8 +102,9 @@ def test_jsonl_round_trip(tmp_path) -> None:
 
 def test_reading_bad_files_names_the_line(tmp_path) -> None:
     path = tmp_path / "bad.jsonl"
-    good = json.dumps(make_item("kcore", "k3", "small", 0, False, {"k": 3, "core": []},
-                                graph=graph_record(3, [], False)))
+    good = json.dumps(
+        make_item("kcore", "k3", "small", 0, False, {"k": 3, "core": []}, graph=graph_record(3, [], False))
+    )
     path.write_text(good + "\n\n{not json\n")
     with pytest.raises(ValueError, match=r"bad.jsonl:3: not valid JSON"):
         read_items(path)
@@ -76,19 +114,25 @@ def test_reading_bad_files_names_the_line(tmp_path) -> None:
 
 
 def item(task: str, variant: str, scale: str | None, n: int, m: int, directed: bool = False) -> dict:
-    return make_item(task, variant, scale, 0, directed, {}, graph=graph_record(n, [(0, i) for i in range(1, m + 1)],
-                                                                               directed))
+    return make_item(
+        task, variant, scale, 0, directed, {}, graph=graph_record(n, [(0, i) for i in range(1, m + 1)], directed)
+    )
 
 
 def test_dataset_statistics() -> None:
-    items = [item("modification", "S2H", "medium", 10, 9), item("modification", "S2H", "small", 5, 4),
-             item("modification", "S2H", "small", 5, 2), item("detection", "directed", "small", 4, 3, True),
-             make_item("frequent", "ffl", "small", 0, True, {}, graphs=[])]
+    items = [
+        item("modification", "S2H", "medium", 10, 9),
+        item("modification", "S2H", "small", 5, 4),
+        item("modification", "S2H", "small", 5, 2),
+        item("detection", "directed", "small", 4, 3, True),
+        make_item("frequent", "ffl", "small", 0, True, {}, graphs=[]),
+    ]
     rows = dataset_statistics(items)
     assert [(r["task"], r["dataset_type"], r["variant"], r["difficulty"], r["num"]) for r in rows] == [
         ("Modification", "Undirected graph", "Square → House", "Small", 2),
         ("Modification", "Undirected graph", "Square → House", "Medium", 1),
-        ("Pattern detection", "Directed graph", "Evaluation", "Small", 1)]
+        ("Pattern detection", "Directed graph", "Evaluation", "Small", 1),
+    ]
     assert (rows[0]["avg_node"], rows[0]["avg_edge"], rows[0]["avg_density"]) == (5, 3, pytest.approx(0.3))
     assert rows[2]["avg_density"] == 3 / 12
     cumulative = dataset_statistics(items, cumulative_modification=True)
@@ -96,24 +140,51 @@ def test_dataset_statistics() -> None:
 
 
 def test_dataset_statistics_labels_the_paper_rows() -> None:
-    rows = dataset_statistics([*modification_items("F2B", "small", per_n=1),
-                               *frequent_graph_items("d_diamond", "small", per_n=1),
-                               *ba2motif_items(per_class=3, test_per_class=1)])
+    rows = dataset_statistics(
+        [
+            *modification_items("F2B", "small", per_n=1),
+            *frequent_graph_items("d_diamond", "small", per_n=1),
+            *ba2motif_items(per_class=3, test_per_class=1),
+        ]
+    )
     assert [(r["task"], r["dataset_type"], r["variant"], r["difficulty"]) for r in rows] == [
         ("Modification", "Directed graph", "FFL → FBL", "Small"),
         ("Frequent subgraph", "Directed graph", "D-Diamond", "Small"),
         ("Discriminative pattern learning", "Discrimination", "–", "–"),
-        ("Discriminative pattern learning", "Classification", "–", "–")]
+        ("Discriminative pattern learning", "Classification", "–", "–"),
+    ]
 
 
 def test_occurrence_statistics() -> None:
     graph = graph_record(4, [(0, 1), (1, 2), (0, 2), (2, 3)], False)
-    first = make_item("detection", "undirected", "small", 0, False,
-                      {"occurrences": {"triangle": [[0, 1, 2]], "square": []}}, graph=graph)
-    second = make_item("detection", "undirected", "small", 1, False,
-                       {"occurrences": {"triangle": [], "square": []}}, graph=graph)
+    first = make_item(
+        "detection",
+        "undirected",
+        "small",
+        0,
+        False,
+        {"occurrences": {"triangle": [[0, 1, 2]], "square": []}},
+        graph=graph,
+    )
+    second = make_item(
+        "detection", "undirected", "small", 1, False, {"occurrences": {"triangle": [], "square": []}}, graph=graph
+    )
     rows = occurrence_statistics([first, second, item("kcore", "k3", "small", 3, 1)])
-    assert rows == [{"variant": "undirected", "scale": "small", "pattern": "triangle", "graphs": 2,
-                     "mean_occurrences": 0.5, "share_without": 0.5},
-                    {"variant": "undirected", "scale": "small", "pattern": "square", "graphs": 2,
-                     "mean_occurrences": 0.0, "share_without": 1.0}]
+    assert rows == [
+        {
+            "variant": "undirected",
+            "scale": "small",
+            "pattern": "triangle",
+            "graphs": 2,
+            "mean_occurrences": 0.5,
+            "share_without": 0.5,
+        },
+        {
+            "variant": "undirected",
+            "scale": "small",
+            "pattern": "square",
+            "graphs": 2,
+            "mean_occurrences": 0.0,
+            "share_without": 1.0,
+        },
+    ]

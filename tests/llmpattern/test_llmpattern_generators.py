@@ -10,10 +10,23 @@ import numpy as np
 import pytest
 
 from graphaudit.llmpattern.datasets import SCALE_NODES, dataset_statistics, density, make_item, to_networkx
-from graphaudit.llmpattern.generators import (CONDITIONED_DENSITY, DETECTION_DENSITY, ba2motif_items, build_graphs,
-                                              detection_items, discriminative_turns, edge_budget, eval_subset,
-                                              frequent_graph_items, frequent_turns, isomorphism_items, kcore_items,
-                                              modification_items, random_graph, translation_items)
+from graphaudit.llmpattern.generators import (
+    CONDITIONED_DENSITY,
+    DETECTION_DENSITY,
+    ba2motif_items,
+    build_graphs,
+    detection_items,
+    discriminative_turns,
+    edge_budget,
+    eval_subset,
+    frequent_graph_items,
+    frequent_turns,
+    isomorphism_items,
+    kcore_items,
+    modification_items,
+    random_graph,
+    translation_items,
+)
 from graphaudit.llmpattern.patterns import FREQUENT_PATTERNS, MODIFICATIONS, PATTERN_NAMES, get_pattern
 from graphaudit.llmpattern.solvers import networkx_occurrences, verify_mapping
 
@@ -21,10 +34,10 @@ SCALES = ("small", "medium", "large")
 
 
 def test_edge_budget_law() -> None:
-    assert edge_budget(5, 1.0) == (1, 9)           # M = 10: [max(1, 1), 9]
-    assert edge_budget(10, 0.6) == (2, 26)         # M = 27
-    assert edge_budget(34, 1.0) == (56, 560)       # M = 561
-    assert edge_budget(30, 0.6) == (26, 260)       # M = 261, 0.1 M = 26.1
+    assert edge_budget(5, 1.0) == (1, 9)  # M = 10: [max(1, 1), 9]
+    assert edge_budget(10, 0.6) == (2, 26)  # M = 27
+    assert edge_budget(34, 1.0) == (56, 560)  # M = 561
+    assert edge_budget(30, 0.6) == (26, 260)  # M = 261, 0.1 M = 26.1
     with pytest.raises(ValueError, match="no edge count fits"):
         edge_budget(2, 0.6)
 
@@ -59,9 +72,14 @@ def test_detection_sets_nodes_and_edges_per_scale(directed: bool) -> None:
 
 
 # Table 12 / spec §7.1: average edges (±10%) and density (undirected ±0.05, directed ±0.03) of the detection sets
-DETECTION_TABLE_12 = {(False, "small"): (22.80, 0.52), (False, "medium"): (96.20, 0.52),
-                      (False, "large"): (247.96, 0.58), (True, "small"): (23.44, 0.26),
-                      (True, "medium"): (96.98, 0.26), (True, "large"): (223.58, 0.26)}
+DETECTION_TABLE_12 = {
+    (False, "small"): (22.80, 0.52),
+    (False, "medium"): (96.20, 0.52),
+    (False, "large"): (247.96, 0.58),
+    (True, "small"): (23.44, 0.26),
+    (True, "medium"): (96.98, 0.26),
+    (True, "large"): (223.58, 0.26),
+}
 
 
 def test_detection_sets_at_paper_size_match_table_12() -> None:
@@ -77,8 +95,11 @@ def test_detection_sets_at_paper_size_match_table_12() -> None:
 
 @pytest.fixture(scope="module")
 def modification_sets() -> dict[tuple[str, str], list[dict]]:
-    return {(variant, scale): modification_items(variant, scale, per_n=3)
-            for variant in MODIFICATIONS for scale in ("small", "medium")}
+    return {
+        (variant, scale): modification_items(variant, scale, per_n=3)
+        for variant in MODIFICATIONS
+        for scale in ("small", "medium")
+    }
 
 
 def test_modification_sets_hold_source_and_no_target(modification_sets) -> None:
@@ -91,9 +112,11 @@ def test_modification_sets_hold_source_and_no_target(modification_sets) -> None:
             low, high = edge_budget(graph["num_nodes"], CONDITIONED_DENSITY)
             assert low <= len(graph["edges"]) <= high
             assert networkx_occurrences(graph, source) and not networkx_occurrences(graph, target)
-            assert item["truth"] == {"source": source, "target": target,
-                                     "occurrences": {source: [list(o) for o in networkx_occurrences(graph, source)],
-                                                     target: []}}
+            assert item["truth"] == {
+                "source": source,
+                "target": target,
+                "occurrences": {source: [list(o) for o in networkx_occurrences(graph, source)], target: []},
+            }
             if variant == "D2S":  # a diamond always holds a non-induced square
                 assert networkx_occurrences(graph, "square", induced=False)
 
@@ -108,8 +131,9 @@ def test_rejection_builder_deduplicates(modification_sets) -> None:
                 same = [to_networkx(g, items[0]["directed"]) for g in graphs if len(g["edges"]) == m]
                 for i in range(len(same)):
                     for j in range(i):
-                        assert same[i].number_of_nodes() != same[j].number_of_nodes() or \
-                            not nx.is_isomorphic(same[i], same[j])
+                        assert same[i].number_of_nodes() != same[j].number_of_nodes() or not nx.is_isomorphic(
+                            same[i], same[j]
+                        )
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +210,9 @@ def test_ba2motif_paper_split_and_statistics() -> None:
     items = ba2motif_items()
     rows = {r["dataset_type"]: r for r in dataset_statistics(items)}
     assert (rows["Discrimination"]["num"], rows["Classification"]["num"]) == (900, 100)
-    assert all(r["avg_node"] == 25 and r["avg_edge"] == 25.5 and round(r["avg_density"], 3) == 0.085
-               for r in rows.values())
+    assert all(
+        r["avg_node"] == 25 and r["avg_edge"] == 25.5 and round(r["avg_density"], 3) == 0.085 for r in rows.values()
+    )
     test = [i["index"] for i in items if i["variant"] == "classification"]
     assert test == [*range(450, 500), *range(950, 1000)]
 
@@ -210,8 +235,9 @@ def test_discriminative_turns() -> None:
 @pytest.mark.parametrize("pattern", FREQUENT_PATTERNS)
 def test_frequent_pools_and_turns(pattern: str) -> None:
     pool = frequent_graph_items(pattern, "small", per_n=2)
-    assert pool and all(item["truth"]["count"] == len(networkx_occurrences(item["graph"], pattern)) > 0
-                        for item in pool)
+    assert pool and all(
+        item["truth"]["count"] == len(networkx_occurrences(item["graph"], pattern)) > 0 for item in pool
+    )
     turns = frequent_turns(pool, n_turns=4, turn_size=10)
     by_id = {item["item_id"]: item for item in pool}
     for turn in turns:
@@ -267,7 +293,12 @@ def test_determinism_by_seed() -> None:
 
 def test_item_ids_are_unique_and_records_plain() -> None:
     detection = detection_items(False, "small", per_n=1)
-    items = [*detection, *isomorphism_items(detection), *isomorphism_items(detection, "hardened"),
-             *kcore_items(detection), *modification_items("F2B", "small", per_n=1)]
+    items = [
+        *detection,
+        *isomorphism_items(detection),
+        *isomorphism_items(detection, "hardened"),
+        *kcore_items(detection),
+        *modification_items("F2B", "small", per_n=1),
+    ]
     assert len({i["item_id"] for i in items}) == len(items)
     assert all(density(i["graph"] if "graph" in i else i["graphs"][0], i["directed"]) <= 1 for i in items)

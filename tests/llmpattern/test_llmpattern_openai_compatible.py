@@ -12,8 +12,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from graphaudit.llmpattern.cache import ResponseCache
-from graphaudit.llmpattern.responders import (CredentialsError, OpenAICompatibleResponder, RateLimiter,
-                                              ResponderError, backoff_delay)
+from graphaudit.llmpattern.responders import (
+    CredentialsError,
+    OpenAICompatibleResponder,
+    RateLimiter,
+    ResponderError,
+    backoff_delay,
+)
 
 KEY_ENV = "GRAPHAUDIT_TEST_LLM_KEY"
 KEY = "sk-test-Very-Secret-0123456789"
@@ -34,11 +39,12 @@ class FakeServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                status, payload, headers, delay = server.script.pop(0) if server.script else \
-                    (200, _completion(body), {}, 0.0)
+                status, payload, headers, delay = (
+                    server.script.pop(0) if server.script else (200, _completion(body), {}, 0.0)
+                )
                 time.sleep(delay)
                 data = _encode(payload(self.headers) if callable(payload) else payload)
                 try:
@@ -73,10 +79,16 @@ def _encode(payload: object) -> bytes:
 
 def _completion(body: dict) -> dict:
     prompt = body["messages"][-1]["content"]
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": f"answer to {prompt}"},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": body["model"],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": f"answer to {prompt}"}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+    }
 
 
 @pytest.fixture
@@ -90,13 +102,22 @@ def server(monkeypatch) -> Iterator[FakeServer]:
 
 def _client(server: FakeServer, sleeps: list[float] | None = None, **options) -> OpenAICompatibleResponder:
     record = sleeps if sleeps is not None else []
-    return OpenAICompatibleResponder("tiny-model", base_url=server.base_url, api_key_env=KEY_ENV, max_tokens=32,
-                                     timeout_s=5, sleep=record.append, **options)
+    return OpenAICompatibleResponder(
+        "tiny-model",
+        base_url=server.base_url,
+        api_key_env=KEY_ENV,
+        max_tokens=32,
+        timeout_s=5,
+        sleep=record.append,
+        **options,
+    )
 
 
 def _batch(count: int) -> list[tuple[dict, str]]:
-    return [({"item_id": f"detection/undirected/small/{i:04d}"}, f"Does graph {i} contain a triangle?")
-            for i in range(count)]
+    return [
+        ({"item_id": f"detection/undirected/small/{i:04d}"}, f"Does graph {i} contain a triangle?")
+        for i in range(count)
+    ]
 
 
 def _everything_said(error: BaseException) -> str:
@@ -106,15 +127,25 @@ def _everything_said(error: BaseException) -> str:
 def test_round_trip_and_the_key_stays_out_of_the_cache(server: FakeServer, tmp_path) -> None:
     cache_path = tmp_path / "responses.jsonl"
     responses = _client(server).respond_all(_batch(2), ResponseCache(cache_path))
-    assert [r.text for r in responses] == ["answer to Does graph 0 contain a triangle?",
-                                           "answer to Does graph 1 contain a triangle?"]
-    assert responses[0].meta == {"id": "chatcmpl-1", "created": 1700000000, "model": "tiny-model",
-                                 "finish_reason": "stop",
-                                 "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}}
+    assert [r.text for r in responses] == [
+        "answer to Does graph 0 contain a triangle?",
+        "answer to Does graph 1 contain a triangle?",
+    ]
+    assert responses[0].meta == {
+        "id": "chatcmpl-1",
+        "created": 1700000000,
+        "model": "tiny-model",
+        "finish_reason": "stop",
+        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+    }
     sent = server.requests[0]
     assert sent["path"] == "/v1/chat/completions" and sent["headers"]["Authorization"] == f"Bearer {KEY}"
-    assert sent["body"] == {"model": "tiny-model", "temperature": 0.0, "max_tokens": 32,
-                            "messages": [{"role": "user", "content": "Does graph 0 contain a triangle?"}]}
+    assert sent["body"] == {
+        "model": "tiny-model",
+        "temperature": 0.0,
+        "max_tokens": 32,
+        "messages": [{"role": "user", "content": "Does graph 0 contain a triangle?"}],
+    }
     text = cache_path.read_text()
     assert KEY not in text and KEY_ENV not in text and "Authorization" not in text and "Bearer" not in text
 
@@ -132,9 +163,12 @@ def test_a_cached_prompt_is_never_sent_twice(server: FakeServer, tmp_path, monke
 
 
 def test_retries_429_and_5xx_with_backoff(server: FakeServer) -> None:
-    server.script = [(429, {"error": "slow down"}, {"Retry-After": "3"}, 0.0),
-                     (500, {"error": "oops"}, {}, 0.0), (503, b"unavailable", {}, 0.0),
-                     (502, b"bad gateway", {}, 0.0)]
+    server.script = [
+        (429, {"error": "slow down"}, {"Retry-After": "3"}, 0.0),
+        (500, {"error": "oops"}, {}, 0.0),
+        (503, b"unavailable", {}, 0.0),
+        (502, b"bad gateway", {}, 0.0),
+    ]
     sleeps: list[float] = []
     item, prompt = _batch(1)[0]
     assert _client(server, sleeps, backoff_s=1.0, backoff_cap_s=5.0).respond(prompt, item).startswith("answer")
@@ -167,7 +201,7 @@ def test_client_errors_are_not_retried_and_are_redacted(server: FakeServer) -> N
 def test_redirects_are_not_followed(server: FakeServer) -> None:
     server.script = [(302, b"", {"Location": "http://127.0.0.1:9/elsewhere"}, 0.0)]
     item, prompt = _batch(1)[0]
-    with pytest.raises(ResponderError, match="HTTP 302 .*redirected to http://127.0.0.1:9/elsewhere"):
+    with pytest.raises(ResponderError, match=r"HTTP 302 .*redirected to http://127.0.0.1:9/elsewhere"):
         _client(server).respond(prompt, item)
     assert len(server.requests) == 1
 
@@ -176,8 +210,9 @@ def test_retries_a_timeout(server: FakeServer) -> None:
     server.script = [(200, {"late": True}, {}, 1.5)]
     sleeps: list[float] = []
     item, prompt = _batch(1)[0]
-    client = OpenAICompatibleResponder("tiny-model", base_url=server.base_url, api_key_env=KEY_ENV, timeout_s=0.5,
-                                       sleep=sleeps.append)
+    client = OpenAICompatibleResponder(
+        "tiny-model", base_url=server.base_url, api_key_env=KEY_ENV, timeout_s=0.5, sleep=sleeps.append
+    )
     assert client.respond(prompt, item) == f"answer to {prompt}"
     assert sleeps[0] == 1.0 and len(server.requests) == len(sleeps) + 1  # a loaded machine may time out again
 
@@ -192,13 +227,23 @@ def test_malformed_answers_are_errors(server: FakeServer, payload: object, messa
 
 def test_keyless_server_and_omitted_fields(server: FakeServer) -> None:
     item, prompt = _batch(1)[0]
-    client = OpenAICompatibleResponder("o1-mini", base_url=server.base_url, api_key_env=None, temperature=None,
-                                       max_tokens=None, extra_body={"max_completion_tokens": 64, "seed": 0})
+    client = OpenAICompatibleResponder(
+        "o1-mini",
+        base_url=server.base_url,
+        api_key_env=None,
+        temperature=None,
+        max_tokens=None,
+        extra_body={"max_completion_tokens": 64, "seed": 0},
+    )
     client.respond(prompt, item)
     sent = server.requests[0]
     assert "Authorization" not in sent["headers"]
-    assert sent["body"] == {"model": "o1-mini", "max_completion_tokens": 64, "seed": 0,
-                            "messages": [{"role": "user", "content": prompt}]}
+    assert sent["body"] == {
+        "model": "o1-mini",
+        "max_completion_tokens": 64,
+        "seed": 0,
+        "messages": [{"role": "user", "content": prompt}],
+    }
     assert client.settings == {"model": "o1-mini", "max_completion_tokens": 64, "seed": 0}
     with pytest.raises(ValueError, match="extra_body may not set messages"):
         OpenAICompatibleResponder("m", extra_body={"messages": []})
@@ -235,8 +280,14 @@ def test_rate_limiter_spaces_requests() -> None:
 
 def test_rate_limit_applies_to_requests(server: FakeServer) -> None:
     clock = FakeClock()
-    client = OpenAICompatibleResponder("tiny-model", base_url=server.base_url, api_key_env=KEY_ENV,
-                                       requests_per_minute=120, clock=clock, sleep=clock.sleep)
+    client = OpenAICompatibleResponder(
+        "tiny-model",
+        base_url=server.base_url,
+        api_key_env=KEY_ENV,
+        requests_per_minute=120,
+        clock=clock,
+        sleep=clock.sleep,
+    )
     for item, prompt in _batch(3):
         client.respond(prompt, item)
     assert clock.sleeps == [0.5, 0.5] and len(server.requests) == 3

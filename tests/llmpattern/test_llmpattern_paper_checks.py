@@ -9,9 +9,17 @@ import pandas as pd
 import pytest
 
 from graphaudit.common.rule import RuleContext
-from graphaudit.llmpattern.paper_checks import (CHECK_COLUMNS, MEAN, MODELS, VALUE_COLUMNS, PaperValuesError,
-                                                consistency_checks, load_paper_values, paper_consistency,
-                                                paper_rows)
+from graphaudit.llmpattern.paper_checks import (
+    CHECK_COLUMNS,
+    MEAN,
+    MODELS,
+    VALUE_COLUMNS,
+    PaperValuesError,
+    consistency_checks,
+    load_paper_values,
+    paper_consistency,
+    paper_rows,
+)
 
 PAPER_VALUES = Path(__file__).resolve().parents[2] / "config" / "llmpattern" / "paper_values.yaml"
 M, PATTERNS, SCALES, FORMATS = len(MODELS), 9, 3, 2
@@ -19,11 +27,21 @@ M, PATTERNS, SCALES, FORMATS = len(MODELS), 9, 3, 2
 # Cells per table: the printed grid, plus the printed averages where a table has them.
 ROW_COUNTS = {
     "table2": M * PATTERNS * 2 + M * 2 + PATTERNS * 2 + 2,  # + Avg. A/D per model, AVG. row and its Avg. cells
-    "table3": 4 * FORMATS * M * SCALES, "table4": SCALES * M * FORMATS, "table5": 4 * FORMATS * M * SCALES,
-    "table6": SCALES * M * FORMATS, "table7": 7 * FORMATS * M * SCALES, "table8": FORMATS * M * 2,
-    "table9": 2 * FORMATS * 3 * 3, "table10": 2 * 7 * FORMATS, "table17": 7 * 2,
-    "table18": SCALES * M * PATTERNS * FORMATS, "table19": SCALES * M * PATTERNS * FORMATS,
-    "table20": M * (9 + 1), "table23": SCALES * (M + 1), "table24": 3 * 2 * M, "table25": 4 * (6 + 1),
+    "table3": 4 * FORMATS * M * SCALES,
+    "table4": SCALES * M * FORMATS,
+    "table5": 4 * FORMATS * M * SCALES,
+    "table6": SCALES * M * FORMATS,
+    "table7": 7 * FORMATS * M * SCALES,
+    "table8": FORMATS * M * 2,
+    "table9": 2 * FORMATS * 3 * 3,
+    "table10": 2 * 7 * FORMATS,
+    "table17": 7 * 2,
+    "table18": SCALES * M * PATTERNS * FORMATS,
+    "table19": SCALES * M * PATTERNS * FORMATS,
+    "table20": M * (9 + 1),
+    "table23": SCALES * (M + 1),
+    "table24": 3 * 2 * M,
+    "table25": 4 * (6 + 1),
     "section7.2": 4,
 }
 
@@ -89,8 +107,15 @@ TABLE2_AVG_EXCEPTIONS = {
 # Not in the spec's list: the AVG. row's Avg. D against the mean of that row's DIV cells misses by 0.012.
 TABLE2_AVG_D_ROW = ("table2.avg_row_over_patterns.DIV", 0.522, 0.51)
 # Spec §2.12: terminology-based modification ranks computed with the bird's-eye rule vs printed.
-TERM_MODIFICATION_RANKS = {"GPT-4": (7, 6), "GPT-4o": (5, 3), "Mixtral": (3, 4), "Llama": (4, 2),
-                           "Gemini": (6, 7), "Claude": (2, 5), "O1-mini": (1, 1)}
+TERM_MODIFICATION_RANKS = {
+    "GPT-4": (7, 6),
+    "GPT-4o": (5, 3),
+    "Mixtral": (3, 4),
+    "Llama": (4, 2),
+    "Gemini": (6, 7),
+    "Claude": (2, 5),
+    "O1-mini": (1, 1),
+}
 FREQUENT_SWAP = {"GPT-4o": (5, 4), "Llama": (4, 5)}
 AVG_RANK_SUMS = {"GPT-4": 44, "GPT-4o": 20, "Mixtral": 44, "Llama": 39, "Gemini": 47, "Claude": 34, "O1-mini": 19}
 
@@ -172,9 +197,15 @@ def test_section72_percentages(checks: dict[str, dict]) -> None:
 
 
 def test_eval_sizes(checks: dict[str, dict]) -> None:
-    for check in ("table3.step_0.02.medium_large", "table3.step_0.04.D2S_large", "table5.step_0.02.medium_large",
-                  "table5.step_0.04.D2S_large", "table4.step_0.02.medium_large", "table3.small_full_set",
-                  "table5.small_full_set"):
+    for check in (
+        "table3.step_0.02.medium_large",
+        "table3.step_0.04.D2S_large",
+        "table5.step_0.02.medium_large",
+        "table5.step_0.04.D2S_large",
+        "table4.step_0.02.medium_large",
+        "table3.small_full_set",
+        "table5.small_full_set",
+    ):
         assert checks[check]["holds"] and checks[check]["computed"] == 0, check
     for model in MODELS:
         row = checks[f"table2.acc_step_0.02.{model}"]
@@ -185,8 +216,12 @@ def test_eval_sizes(checks: dict[str, dict]) -> None:
 
 def test_checks_are_computed_from_the_values(values: pd.DataFrame) -> None:
     edited = values.copy()
-    cell = ((edited["table"] == "table24") & (edited["model"] == "Llama") & (edited["metric"] == "recall")
-            & (edited["description"] == "topo"))
+    cell = (
+        (edited["table"] == "table24")
+        & (edited["model"] == "Llama")
+        & (edited["metric"] == "recall")
+        & (edited["description"] == "topo")
+    )
     edited.loc[cell, "value"] = 0.5
     row = next(r for r in consistency_checks(edited) if r["check"] == "table24.decrease.recall.Llama")
     assert row["computed"] == pytest.approx(0.5 - 0.294) and not row["holds"]
@@ -205,22 +240,25 @@ def test_rule_entry_writes_the_table(tmp_path: Path, checks: dict[str, dict]) ->
 GOOD = "  - {task: k_core, scale: small, format: AL, model: GPT-4, metric: precision, value: 0.63}\n"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("table6: [unclosed\n", "cannot read"),
-    ("- 1\n- 2\n", "one list of records per table"),
-    ("tableX:\n" + GOOD, "table id 'tableX'"),
-    ("table6: 0.63\n", "table6 must be a non-empty list"),
-    ("table6:\n" + GOOD + "  - 0.63\n", "table6 row 2: must be a mapping"),
-    ("table6:\n  - {model: GPT-4, metric: precision}\n", "table6 row 1: needs a 'value'"),
-    ("table6:\n  - {model: GPT-4, value: 0.6}\n", "table6 row 1: needs a 'metric'"),
-    ("table6:\n  - {modle: GPT-4, metric: precision, value: 0.6}\n", "table6 row 1: unknown field(s) ['modle']"),
-    ("table6:\n" + GOOD.replace("small", "tiny"), "table6 row 1: scale 'tiny'"),
-    ("table6:\n" + GOOD.replace("GPT-4", "GPT-5"), "table6 row 1: model 'GPT-5'"),
-    ("table6:\n" + GOOD.replace("0.63", "0.6x"), "table6 row 1: value '0.6x'"),
-    ("table6:\n" + GOOD + GOOD, "table6 row 2 repeats row 1"),
-    ("table6:\n" + GOOD + "table6:\n" + GOOD, "found the key 'table6' twice"),
-    ("table6:\n  - {model: GPT-4, metric: precision, value: 0.6, value: 0.7}\n", "found the key 'value' twice"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("table6: [unclosed\n", "cannot read"),
+        ("- 1\n- 2\n", "one list of records per table"),
+        ("tableX:\n" + GOOD, "table id 'tableX'"),
+        ("table6: 0.63\n", "table6 must be a non-empty list"),
+        ("table6:\n" + GOOD + "  - 0.63\n", "table6 row 2: must be a mapping"),
+        ("table6:\n  - {model: GPT-4, metric: precision}\n", "table6 row 1: needs a 'value'"),
+        ("table6:\n  - {model: GPT-4, value: 0.6}\n", "table6 row 1: needs a 'metric'"),
+        ("table6:\n  - {modle: GPT-4, metric: precision, value: 0.6}\n", "table6 row 1: unknown field(s) ['modle']"),
+        ("table6:\n" + GOOD.replace("small", "tiny"), "table6 row 1: scale 'tiny'"),
+        ("table6:\n" + GOOD.replace("GPT-4", "GPT-5"), "table6 row 1: model 'GPT-5'"),
+        ("table6:\n" + GOOD.replace("0.63", "0.6x"), "table6 row 1: value '0.6x'"),
+        ("table6:\n" + GOOD + GOOD, "table6 row 2 repeats row 1"),
+        ("table6:\n" + GOOD + "table6:\n" + GOOD, "found the key 'table6' twice"),
+        ("table6:\n  - {model: GPT-4, metric: precision, value: 0.6, value: 0.7}\n", "found the key 'value' twice"),
+    ],
+)
 def test_malformed_files_give_clear_errors(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "paper_values.yaml"
     path.write_text(text, encoding="utf-8")

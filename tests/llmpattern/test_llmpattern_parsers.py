@@ -9,9 +9,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphaudit.llmpattern.datasets import graph_record, make_item
-from graphaudit.llmpattern.generators import (ba2motif_items, detection_items, discriminative_turns,
-                                              frequent_graph_items, frequent_turns, isomorphism_items, kcore_items,
-                                              modification_items, translation_items)
+from graphaudit.llmpattern.generators import (
+    ba2motif_items,
+    detection_items,
+    discriminative_turns,
+    frequent_graph_items,
+    frequent_turns,
+    isomorphism_items,
+    kcore_items,
+    modification_items,
+    translation_items,
+)
 from graphaudit.llmpattern.parsers import MODES, mentions_degree, parse_answer
 from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, UNDIRECTED_PATTERNS
 from graphaudit.llmpattern.scorers import score_parsed
@@ -22,14 +30,40 @@ MOLECULE = {"num_nodes": 3, "edges": [[0, 1], [1, 2]], "atoms": ["C", "O", "C"]}
 def realworld_items() -> list[dict]:
     base = {"scale": None, "directed": False, "index": 0}
     return [
-        {**base, "item_id": "molecule/benzene/-/0000", "task": "molecule", "variant": "benzene", "graph": MOLECULE,
-         "smiles": "COC", "truth": {"label": 1}},
-        {**base, "item_id": "realworld_turn/MUTAG/-/0000", "task": "realworld_turn", "variant": "MUTAG",
-         "graphs": [MOLECULE, MOLECULE], "truth": {"labels": [1, 0], "classes": [1, 0]}},
-        {**base, "item_id": "realworld_turn/IMDB-MULTI/-/0000", "task": "realworld_turn", "variant": "IMDB-MULTI",
-         "graphs": [graph_record(3, [(0, 1)], False)] * 3, "truth": {"labels": [1, 2, 3], "classes": [1, 2, 3]}},
-        {**base, "item_id": "realworld_graph/IMDB-MULTI/-/0000", "task": "realworld_graph", "variant": "IMDB-MULTI",
-         "graph": graph_record(3, [(0, 1)], False), "truth": {"label": 3, "classes": [1, 2, 3]}}]
+        {
+            **base,
+            "item_id": "molecule/benzene/-/0000",
+            "task": "molecule",
+            "variant": "benzene",
+            "graph": MOLECULE,
+            "smiles": "COC",
+            "truth": {"label": 1},
+        },
+        {
+            **base,
+            "item_id": "realworld_turn/MUTAG/-/0000",
+            "task": "realworld_turn",
+            "variant": "MUTAG",
+            "graphs": [MOLECULE, MOLECULE],
+            "truth": {"labels": [1, 0], "classes": [1, 0]},
+        },
+        {
+            **base,
+            "item_id": "realworld_turn/IMDB-MULTI/-/0000",
+            "task": "realworld_turn",
+            "variant": "IMDB-MULTI",
+            "graphs": [graph_record(3, [(0, 1)], False)] * 3,
+            "truth": {"labels": [1, 2, 3], "classes": [1, 2, 3]},
+        },
+        {
+            **base,
+            "item_id": "realworld_graph/IMDB-MULTI/-/0000",
+            "task": "realworld_graph",
+            "variant": "IMDB-MULTI",
+            "graph": graph_record(3, [(0, 1)], False),
+            "truth": {"label": 3, "classes": [1, 2, 3]},
+        },
+    ]
 
 
 @functools.lru_cache(maxsize=1)
@@ -42,22 +76,73 @@ def one_item_per_kind() -> tuple[tuple[dict, dict], ...]:
     cases += [(undirected[2], {"pattern": p}) for p in UNDIRECTED_PATTERNS]
     cases += [(directed[2], {"pattern": p}) for p in DIRECTED_PATTERNS]
     cases += [(isomorphism_items(undirected)[1], {}), (kcore_items(undirected)[2], {})]
-    cases += [(frequent_turns(frequent_graph_items(p, "small", per_n=1), 1, turn_size=4)[0], {})
-              for p in ("fbl", "house")]
+    cases += [
+        (frequent_turns(frequent_graph_items(p, "small", per_n=1), 1, turn_size=4)[0], {}) for p in ("fbl", "house")
+    ]
     cases += [(discriminative_turns(ba, n_turns=1, per_label=2)[0], {"gold_set": g}) for g in ("Set1", "Set2")]
     cases += [(next(i for i in ba if i["variant"] == "classification"), {})]
     cases += [(item, {}) for item in realworld_items()]
     return tuple(cases)
 
 
-FRAGMENTS = ["[", "]", "(", ")", ",", ",,", " ", "\n", "**", "#", "Node ", "node ", "->", "→", "↔", ": ", "0", "1",
-             "7", "12", "101", "999999999999999999999999", "٣", "²", "a", "B", "Type ", "It should be in Type 1",
-             "it should be in type 2", "The detected patterns are: ", "The nodes in the subgraphs are: ",
-             "The edges of the final graph are: ", "Pattern #1: ", "triangle", "connected", "not ", "Atom C",
-             "**nodes 1, 2, 3**", " forms a triangle", "The pattern does exist", "not exist", "\\boxed", "|", "\\text{",
-             "}", "{", "Graph 1: Node ", "Graph 2: Node ", "(Node 0 Atom C, Node 1 Atom O)", "\u00a0", "\x00", "😀"]
-texts = st.one_of(st.text(max_size=300),
-                  st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)), max_size=60).map("".join))
+FRAGMENTS = [
+    "[",
+    "]",
+    "(",
+    ")",
+    ",",
+    ",,",
+    " ",
+    "\n",
+    "**",
+    "#",
+    "Node ",
+    "node ",
+    "->",
+    "→",
+    "↔",
+    ": ",
+    "0",
+    "1",
+    "7",
+    "12",
+    "101",
+    "999999999999999999999999",
+    "٣",
+    "²",
+    "a",
+    "B",
+    "Type ",
+    "It should be in Type 1",
+    "it should be in type 2",
+    "The detected patterns are: ",
+    "The nodes in the subgraphs are: ",
+    "The edges of the final graph are: ",
+    "Pattern #1: ",
+    "triangle",
+    "connected",
+    "not ",
+    "Atom C",
+    "**nodes 1, 2, 3**",
+    " forms a triangle",
+    "The pattern does exist",
+    "not exist",
+    "\\boxed",
+    "|",
+    "\\text{",
+    "}",
+    "{",
+    "Graph 1: Node ",
+    "Graph 2: Node ",
+    "(Node 0 Atom C, Node 1 Atom O)",
+    "\u00a0",
+    "\x00",
+    "😀",
+]
+texts = st.one_of(
+    st.text(max_size=300),
+    st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)), max_size=60).map("".join),
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -72,9 +157,19 @@ def test_no_parser_or_scorer_raises_on_any_text(text: str) -> None:
 
 
 def test_huge_and_adversarial_texts_do_not_raise() -> None:
-    adversarial = ["[" * 20000, "]" * 20000, "(" * 20000 + "1, 2" + ")" * 5, "[(1, 2)  " * 3000,
-                   "[" + "(1,2)  " * 40, "9" * 10000, "**" * 5000 + "nodes 1, 2", "1 -> " * 5000,
-                   "Node 1: [" + "2, " * 5000, "\n".join(["connected 1 2 3"] * 2000), "[" + "a" * 200000 + "]"]
+    adversarial = [
+        "[" * 20000,
+        "]" * 20000,
+        "(" * 20000 + "1, 2" + ")" * 5,
+        "[(1, 2)  " * 3000,
+        "[" + "(1,2)  " * 40,
+        "9" * 10000,
+        "**" * 5000 + "nodes 1, 2",
+        "1 -> " * 5000,
+        "Node 1: [" + "2, " * 5000,
+        "\n".join(["connected 1 2 3"] * 2000),
+        "[" + "a" * 200000 + "]",
+    ]
     for text in adversarial:
         for item, options in one_item_per_kind():
             for mode in MODES:
@@ -163,7 +258,7 @@ def test_type_and_verdict_parsers() -> None:
     assert parse_answer(test, "no idea", "repo").value == 2 and parse_answer(test, "no idea", "repo").unparsed
     assert parse_answer(test, "Type 1 or 2? It should be in type 1. Final: It should be in Type 2", "clean").value == 2
     assert parse_answer(test, "It should be in Type 3", "clean").unparsed
-    molecule, turn, _, graph = realworld_items()
+    molecule, _turn, _, graph = realworld_items()
     assert parse_answer(molecule, "**The pattern does not exist** because", "repo").value == 0
     assert parse_answer(molecule, "The pattern does exist.", "repo").unparsed
     revised = "The pattern does exist. On reflection, the pattern does not exist."
@@ -190,6 +285,13 @@ def test_translation_parsers() -> None:
     lines = "Node 0: [1, 2]\nNode 1: [0, 2]\nNode 2: [0, 1]"
     assert parse_answer(item, lines, "clean").value == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
     assert parse_answer(item, "", "repo").empty_text and not parse_answer(item, " ", "repo").empty_text
-    long = make_item("detection", "undirected", "small", 0, False, {"occurrences": {"triangle": []}},
-                     graph=graph_record(3, [], False))
+    long = make_item(
+        "detection",
+        "undirected",
+        "small",
+        0,
+        False,
+        {"occurrences": {"triangle": []}},
+        graph=graph_record(3, [], False),
+    )
     assert parse_answer(long, "[(1, 2, " + "9" * 5000 + ")]", "repo", pattern="triangle").value == []

@@ -8,14 +8,31 @@ import networkx as nx
 import pytest
 from networkx.algorithms import isomorphism
 
-from graphaudit.llmpattern.patterns import (DIRECTED_PATTERNS, FREQUENT_PATTERNS, MODIFICATIONS, PATTERN_NAMES,
-                                            PATTERNS, UNDIRECTED_PATTERNS, Pattern, get_pattern, pattern_from_edges)
+from graphaudit.llmpattern.patterns import (
+    DIRECTED_PATTERNS,
+    FREQUENT_PATTERNS,
+    MODIFICATIONS,
+    PATTERN_NAMES,
+    PATTERNS,
+    UNDIRECTED_PATTERNS,
+    Pattern,
+    get_pattern,
+    pattern_from_edges,
+)
 from graphaudit.llmpattern.solvers import copy_masks
 
 # name: (directed, nodes, edges, labelled copies on the node set = k!/|Aut|), spec §3.1
-TABLE_11 = {"triangle": (False, 3, 3, 1), "tailed_triangle": (False, 4, 4, 12), "square": (False, 4, 4, 3),
-            "diamond": (False, 4, 5, 6), "house": (False, 5, 6, 60), "v_structure": (True, 3, 2, 3),
-            "ffl": (True, 3, 3, 6), "fbl": (True, 3, 3, 2), "d_diamond": (True, 4, 4, 12)}
+TABLE_11 = {
+    "triangle": (False, 3, 3, 1),
+    "tailed_triangle": (False, 4, 4, 12),
+    "square": (False, 4, 4, 3),
+    "diamond": (False, 4, 5, 6),
+    "house": (False, 5, 6, 60),
+    "v_structure": (True, 3, 2, 3),
+    "ffl": (True, 3, 3, 6),
+    "fbl": (True, 3, 3, 2),
+    "d_diamond": (True, 4, 4, 12),
+}
 
 
 def automorphisms(pattern: Pattern) -> int:
@@ -31,12 +48,11 @@ def test_structure_and_copy_counts(name: str) -> None:
     assert (pattern.directed, pattern.num_nodes, len(pattern.edges)) == (directed, nodes, edges)
     assert len(copy_masks(pattern)) == copies == math.factorial(nodes) // automorphisms(pattern)
     graph = pattern.graph()
-    assert (nx.is_weakly_connected(graph) if directed else nx.is_connected(graph))
+    assert nx.is_weakly_connected(graph) if directed else nx.is_connected(graph)
 
 
 def test_exact_repository_edges() -> None:
-    assert get_pattern("house").letter_edges == (("A", "B"), ("B", "C"), ("C", "D"), ("D", "A"), ("C", "E"),
-                                                 ("E", "D"))
+    assert get_pattern("house").letter_edges == (("A", "B"), ("B", "C"), ("C", "D"), ("D", "A"), ("C", "E"), ("E", "D"))
     assert get_pattern("tailed_triangle").letter_edges[-1] == ("D", "C")
     diamond = get_pattern("diamond").graph()
     assert set(nx.complement(diamond).edges()) == {(2, 3)}  # K4 minus C-D
@@ -51,10 +67,23 @@ def test_names_orders_and_groups() -> None:
     assert UNDIRECTED_PATTERNS == ("triangle", "tailed_triangle", "square", "diamond", "house")
     assert DIRECTED_PATTERNS == ("v_structure", "ffl", "fbl", "d_diamond")
     assert set(FREQUENT_PATTERNS) == set(PATTERN_NAMES) - {"tailed_triangle", "v_structure"}
-    assert MODIFICATIONS == {"S2H": ("square", "house"), "S2D": ("square", "diamond"),
-                             "D2S": ("diamond", "square"), "F2B": ("ffl", "fbl")}
-    assert [PATTERNS[n].label for n in PATTERN_NAMES] == ["Triangle", "T-Triangle", "Square", "Diamond", "House",
-                                                         "V-S", "FFL", "FBL", "D-Diamond"]
+    assert MODIFICATIONS == {
+        "S2H": ("square", "house"),
+        "S2D": ("square", "diamond"),
+        "D2S": ("diamond", "square"),
+        "F2B": ("ffl", "fbl"),
+    }
+    assert [PATTERNS[n].label for n in PATTERN_NAMES] == [
+        "Triangle",
+        "T-Triangle",
+        "Square",
+        "Diamond",
+        "House",
+        "V-S",
+        "FFL",
+        "FBL",
+        "D-Diamond",
+    ]
 
 
 def test_terminology_strings_keep_the_repository_text() -> None:

@@ -8,13 +8,22 @@ import pytest
 
 from graphaudit.llmpattern.answers import empty_answer
 from graphaudit.llmpattern.cache import ResponseCache, prompt_hash
-from graphaudit.llmpattern.responders import (PROMPT_OPTIONS, BaselineResponder, OpenAICompatibleResponder,
-                                              OracleResponder, ReplayError, ReplayResponder, make_responder)
+from graphaudit.llmpattern.responders import (
+    PROMPT_OPTIONS,
+    BaselineResponder,
+    OpenAICompatibleResponder,
+    OracleResponder,
+    ReplayError,
+    ReplayResponder,
+    make_responder,
+)
 
 
 def _batch(count: int) -> list[tuple[dict, str]]:
-    return [({"item_id": f"kcore/undirected/small/{i:04d}", "task": "kcore"}, f"Find the 3-core of graph {i}.")
-            for i in range(count)]
+    return [
+        ({"item_id": f"kcore/undirected/small/{i:04d}", "task": "kcore"}, f"Find the 3-core of graph {i}.")
+        for i in range(count)
+    ]
 
 
 class Counting:
@@ -74,13 +83,20 @@ def _write_jsonl(path, rows) -> None:
 def test_replay_is_deterministic(tmp_path) -> None:
     batch = _batch(3)
     path = tmp_path / "gpt.jsonl"
-    _write_jsonl(path, [{"prompt_hash": prompt_hash(batch[0][1]), "response": "first"},
-                        {"prompt_hash": prompt_hash(batch[0][1]).upper(), "response": "later duplicate"},
-                        {"item_id": batch[1][0]["item_id"], "prompt_hash": prompt_hash(batch[1][1]), "response": "b"},
-                        {"prompt_hash": prompt_hash(batch[2][1]), "response": "c", "extra": 1},
-                        {"prompt_hash": prompt_hash("a prompt of another task"), "response": "x"}])
-    runs = [ReplayResponder(path, name="gpt-4o").respond_all(batch, ResponseCache(tmp_path / f"c{i}.jsonl"))
-            for i in range(2)]
+    _write_jsonl(
+        path,
+        [
+            {"prompt_hash": prompt_hash(batch[0][1]), "response": "first"},
+            {"prompt_hash": prompt_hash(batch[0][1]).upper(), "response": "later duplicate"},
+            {"item_id": batch[1][0]["item_id"], "prompt_hash": prompt_hash(batch[1][1]), "response": "b"},
+            {"prompt_hash": prompt_hash(batch[2][1]), "response": "c", "extra": 1},
+            {"prompt_hash": prompt_hash("a prompt of another task"), "response": "x"},
+        ],
+    )
+    runs = [
+        ReplayResponder(path, name="gpt-4o").respond_all(batch, ResponseCache(tmp_path / f"c{i}.jsonl"))
+        for i in range(2)
+    ]
     assert [r.text for r in runs[0]] == [r.text for r in runs[1]] == ["first", "b", "c"]
     assert (tmp_path / "c0.jsonl").read_bytes() == (tmp_path / "c1.jsonl").read_bytes()
     check = ReplayResponder(path).check(batch)
@@ -90,16 +106,27 @@ def test_replay_is_deterministic(tmp_path) -> None:
 def test_replay_detects_hash_mismatch_and_missing(tmp_path) -> None:
     batch = _batch(4)
     path = tmp_path / "user.jsonl"
-    _write_jsonl(path, [{"item_id": batch[0][0]["item_id"], "prompt_hash": prompt_hash(batch[0][1] + " (old)"),
-                         "response": "stale"},
-                        {"item_id": batch[1][0]["item_id"], "prompt_hash": prompt_hash(batch[1][1]), "response": "ok"}])
+    _write_jsonl(
+        path,
+        [
+            {
+                "item_id": batch[0][0]["item_id"],
+                "prompt_hash": prompt_hash(batch[0][1] + " (old)"),
+                "response": "stale",
+            },
+            {"item_id": batch[1][0]["item_id"], "prompt_hash": prompt_hash(batch[1][1]), "response": "ok"},
+        ],
+    )
     replay = ReplayResponder(path)
     check = replay.check(batch)
     assert check.mismatched == [batch[0][0]["item_id"]] and not check.ok
     assert check.missing == [batch[2][0]["item_id"], batch[3][0]["item_id"]] and check.unused == 1
     cache_path = tmp_path / "cache.jsonl"
-    with pytest.raises(ReplayError, match=r"2 items have no response .*; 1 items have a response to a different "
-                                          r"prompt, i.e. the prompt hash does not match"):
+    with pytest.raises(
+        ReplayError,
+        match=r"2 items have no response .*; 1 items have a response to a different "
+        r"prompt, i.e. the prompt hash does not match",
+    ):
         replay.respond_all(batch, ResponseCache(cache_path))
     assert not cache_path.exists()  # checked before anything is written
     with pytest.raises(ReplayError, match="answers a different prompt"):
@@ -109,10 +136,13 @@ def test_replay_detects_hash_mismatch_and_missing(tmp_path) -> None:
     assert replay.respond(batch[1][1], batch[1][0]) == "ok"
 
 
-@pytest.mark.parametrize(("row", "message"), [
-    ({"prompt_hash": "ab", "response": "x"}, "needs 'prompt_hash', the 64-hex SHA-256"),
-    ({"prompt_hash": "0" * 64}, "needs a text 'response'"),
-])
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"prompt_hash": "ab", "response": "x"}, "needs 'prompt_hash', the 64-hex SHA-256"),
+        ({"prompt_hash": "0" * 64}, "needs a text 'response'"),
+    ],
+)
 def test_replay_rejects_bad_rows(tmp_path, row: dict, message: str) -> None:
     path = tmp_path / "bad.jsonl"
     _write_jsonl(path, [{"prompt_hash": "1" * 64, "response": "fine"}, row])
@@ -122,8 +152,13 @@ def test_replay_rejects_bad_rows(tmp_path, row: dict, message: str) -> None:
 
 def test_replay_rejects_conflicting_rows_for_one_item(tmp_path) -> None:
     path = tmp_path / "bad.jsonl"
-    _write_jsonl(path, [{"item_id": "a", "prompt_hash": "1" * 64, "response": "x"},
-                        {"item_id": "a", "prompt_hash": "1" * 64, "response": "y"}])
+    _write_jsonl(
+        path,
+        [
+            {"item_id": "a", "prompt_hash": "1" * 64, "response": "x"},
+            {"item_id": "a", "prompt_hash": "1" * 64, "response": "y"},
+        ],
+    )
     with pytest.raises(ReplayError, match="row 2 gives item 'a' a second, different"):
         ReplayResponder(path)
 
@@ -141,14 +176,19 @@ def test_make_responder(tmp_path) -> None:
     assert make_responder("baseline:degree_sort").name == "baseline:degree_sort"
     replay = make_responder({"responder": f"replay:{tmp_path / 'r.jsonl'}", "name": "gpt-4o"})
     assert isinstance(replay, ReplayResponder) and replay.name == "gpt-4o"
-    llm = make_responder({"responder": "openai-compatible:ft:gpt-4o:org:1", "max_tokens": 100},
-                         {"base_url": "http://127.0.0.1:9/v1/", "max_tokens": 50, "temperature": 0})
+    llm = make_responder(
+        {"responder": "openai-compatible:ft:gpt-4o:org:1", "max_tokens": 100},
+        {"base_url": "http://127.0.0.1:9/v1/", "max_tokens": 50, "temperature": 0},
+    )
     assert isinstance(llm, OpenAICompatibleResponder) and llm.name == "openai-compatible:ft:gpt-4o:org:1"
     assert llm.url == "http://127.0.0.1:9/v1/chat/completions"
     assert llm.settings == {"model": "ft:gpt-4o:org:1", "temperature": 0.0, "max_tokens": 100}
-    for spec, message in [("gpt-4", "unknown responder 'gpt-4'"), ("oracle:x", "oracle takes no argument"),
-                          ("baseline:", "baseline needs an argument"),
-                          ({"responder": "oracle", "temperature": 0}, "oracle responder: unknown option"),
-                          ({"responder": "openai-compatible:m", "api_key": "sk"}, "unknown option.*api_key")]:
+    for spec, message in [
+        ("gpt-4", "unknown responder 'gpt-4'"),
+        ("oracle:x", "oracle takes no argument"),
+        ("baseline:", "baseline needs an argument"),
+        ({"responder": "oracle", "temperature": 0}, "oracle responder: unknown option"),
+        ({"responder": "openai-compatible:m", "api_key": "sk"}, "unknown option.*api_key"),
+    ]:
         with pytest.raises(ValueError, match=message):
             make_responder(spec)

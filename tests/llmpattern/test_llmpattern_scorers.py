@@ -6,8 +6,13 @@ import networkx as nx
 import pytest
 
 from graphaudit.llmpattern.datasets import graph_record, make_item
-from graphaudit.llmpattern.generators import (ba2motif_items, discriminative_turns, frequent_graph_items,
-                                              frequent_turns, translation_items)
+from graphaudit.llmpattern.generators import (
+    ba2motif_items,
+    discriminative_turns,
+    frequent_graph_items,
+    frequent_turns,
+    translation_items,
+)
 from graphaudit.llmpattern.scorers import aggregate, diversity, score_answer, unique_patterns
 
 
@@ -39,8 +44,12 @@ def test_translation_accuracy_strictness_and_counting() -> None:
 
 def test_translation_diversity() -> None:
     item = translation_items(per_pattern=1)[0]
-    texts = ["(0, 1), (1, 2), (2, 0), (2, 3)", "(5, 6), (6, 7), (7, 5), (5, 8)", "(0, 1), (1, 2), (2, 0), (3, 4)",
-             "(0, 1), (1, 2)"]
+    texts = [
+        "(0, 1), (1, 2), (2, 0), (2, 3)",
+        "(5, 6), (6, 7), (7, 5), (5, 8)",
+        "(0, 1), (1, 2), (2, 0), (3, 4)",
+        "(0, 1), (1, 2)",
+    ]
     for mode, expected_div in (("repo", 5 / 6), ("clean", 2 / 3)):  # clean: over the three correct outputs
         row = cell([score_answer(item, t, mode) for t in texts])
         assert row["metric"] == "acc" and row["value"] == 0.75 and row["div"] == pytest.approx(expected_div)
@@ -72,14 +81,17 @@ def test_modification_success_edits_and_the_missing_edit_check() -> None:
 # ---- T3/T6 -------------------------------------------------------------------------------------------
 def detection_item(triangles: list[list[int]], houses: list[list[int]] | None = None) -> dict:
     occurrences = {"triangle": triangles, "house": houses or []}
-    return make_item("detection", "undirected", "small", 0, False, occurrences | {},
-                     graph=graph_record(6, [], False)) | {"truth": {"occurrences": occurrences}}
+    return make_item(
+        "detection", "undirected", "small", 0, False, occurrences | {}, graph=graph_record(6, [], False)
+    ) | {"truth": {"occurrences": occurrences}}
 
 
 def test_detection_precision_recall_and_the_f1_of_means() -> None:
     one, none = detection_item([[0, 1, 2]]), detection_item([])
-    scores = [score_answer(one, "The detected patterns are: [(2, 1, 0), (1, 2, 3)].", "repo", pattern="triangle"),
-              score_answer(none, "The detected patterns are: [].", "repo", pattern="triangle")]
+    scores = [
+        score_answer(one, "The detected patterns are: [(2, 1, 0), (1, 2, 3)].", "repo", pattern="triangle"),
+        score_answer(none, "The detected patterns are: [].", "repo", pattern="triangle"),
+    ]
     assert (scores[0]["precision"], scores[0]["recall"], scores[0]["jaccard"]) == (0.5, 1.0, 0.5)
     assert (scores[1]["precision"], scores[1]["recall"], scores[1]["jaccard"]) == (1.0, 1.0, 1.0)
     row = cell(scores)
@@ -103,8 +115,7 @@ def test_house_scores_under_the_repository_parser() -> None:
 def test_mapping_partial_maps_pass_only_in_repo_mode() -> None:
     g1 = graph_record(4, [(0, 1), (1, 2)], False)
     g2 = graph_record(4, [(100, 101), (101, 102)], False, nodes=[100, 101, 102, 103], keep_order=True)
-    item = make_item("isomorphism", "faithful", "small", 0, False, {"mapping": [100, 101, 102, 103]},
-                     graphs=[g1, g2])
+    item = make_item("isomorphism", "faithful", "small", 0, False, {"mapping": [100, 101, 102, 103]}, graphs=[g1, g2])
     partial = "[Graph 1: Node 0 -> Graph 2: Node 100, Graph 1: Node 1 -> Graph 2: Node 101, 2 -> 102]"
     repo, clean = both(item, partial)
     assert repo["correct"] == 1 and clean["correct"] == 0
@@ -188,20 +199,40 @@ def test_ba2motif_classification(ba) -> None:
 # ---- T10/T11 -----------------------------------------------------------------------------------------
 def test_molecule_f1_and_excluded_answers() -> None:
     def molecule(label: int) -> dict:
-        return {"item_id": f"molecule/benzene/-/000{label}", "task": "molecule", "variant": "benzene", "scale": None,
-                "directed": False, "index": label, "graph": {"num_nodes": 1, "edges": [], "atoms": ["C"]},
-                "smiles": "C", "truth": {"label": label}}
-    answers = [(molecule(1), "**The pattern does exist**"), (molecule(0), "**The pattern does exist**"),
-               (molecule(1), "The pattern does exist"), (molecule(1), "unsure")]
+        return {
+            "item_id": f"molecule/benzene/-/000{label}",
+            "task": "molecule",
+            "variant": "benzene",
+            "scale": None,
+            "directed": False,
+            "index": label,
+            "graph": {"num_nodes": 1, "edges": [], "atoms": ["C"]},
+            "smiles": "C",
+            "truth": {"label": label},
+        }
+
+    answers = [
+        (molecule(1), "**The pattern does exist**"),
+        (molecule(0), "**The pattern does exist**"),
+        (molecule(1), "The pattern does exist"),
+        (molecule(1), "unsure"),
+    ]
     for mode, f1, counted in (("repo", 2 / 3, 2), ("clean", 4 / 6, 4)):
         row = cell([score_answer(m, t, mode, description="term") for m, t in answers])
         assert row["value"] == pytest.approx(f1) and row["n_counted"] == counted and row["task"] == "T10"
 
 
 def test_realworld_classification_counts() -> None:
-    item = {"item_id": "realworld_graph/MUTAG/-/0000", "task": "realworld_graph", "variant": "MUTAG", "scale": None,
-            "directed": False, "index": 0, "graph": graph_record(2, [(0, 1)], False),
-            "truth": {"label": 0, "classes": [1, 0]}}
+    item = {
+        "item_id": "realworld_graph/MUTAG/-/0000",
+        "task": "realworld_graph",
+        "variant": "MUTAG",
+        "scale": None,
+        "directed": False,
+        "index": 0,
+        "graph": graph_record(2, [(0, 1)], False),
+        "truth": {"label": 0, "classes": [1, 0]},
+    }
     repo, clean = both(item, "It should be in Type 3")
     assert repo["correct"] == 1 and clean["correct"] == 0  # repo: anything but Type 1 is the second class
     repo, clean = both(item, "unsure")
@@ -221,6 +252,8 @@ def test_aggregate_groups_by_labels_and_refuses_mixed_tasks() -> None:
 
 
 def test_unique_patterns() -> None:
-    assert unique_patterns([[(0, 1), (1, 2)], [(5, 4), (4, 3)], [(0, 1), (1, 2), (2, 0)]], False) == \
-        [[(0, 1), (1, 2)], [(0, 1), (1, 2), (2, 0)]]
+    assert unique_patterns([[(0, 1), (1, 2)], [(5, 4), (4, 3)], [(0, 1), (1, 2), (2, 0)]], False) == [
+        [(0, 1), (1, 2)],
+        [(0, 1), (1, 2), (2, 0)],
+    ]
     assert len(unique_patterns([[(0, 1), (1, 2)], [(0, 1), (2, 1)]], True)) == 2

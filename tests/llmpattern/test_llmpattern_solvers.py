@@ -9,13 +9,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphaudit.llmpattern.datasets import graph_record, to_networkx
-from graphaudit.llmpattern.generators import (ba2motif_items, detection_items, frequent_graph_items,
-                                              modification_items)
-from graphaudit.llmpattern.patterns import (DIRECTED_PATTERNS, FREQUENT_PATTERNS, MODIFICATIONS, PATTERN_NAMES,
-                                            UNDIRECTED_PATTERNS, get_pattern, pattern_from_edges)
-from graphaudit.llmpattern.solvers import (copy_table, count_occurrences, has_occurrence, is_discriminative,
-                                           is_frequent, k_core, networkx_occurrences, occurrence_share, occurrences,
-                                           verify_mapping)
+from graphaudit.llmpattern.generators import ba2motif_items, detection_items, frequent_graph_items, modification_items
+from graphaudit.llmpattern.patterns import (
+    DIRECTED_PATTERNS,
+    FREQUENT_PATTERNS,
+    MODIFICATIONS,
+    PATTERN_NAMES,
+    UNDIRECTED_PATTERNS,
+    get_pattern,
+    pattern_from_edges,
+)
+from graphaudit.llmpattern.solvers import (
+    copy_table,
+    count_occurrences,
+    has_occurrence,
+    is_discriminative,
+    is_frequent,
+    k_core,
+    networkx_occurrences,
+    occurrence_share,
+    occurrences,
+    verify_mapping,
+)
 
 
 def patterns_for(directed: bool) -> tuple[str, ...]:
@@ -36,22 +51,26 @@ def small_sets() -> list[dict]:
 def test_agrees_with_networkx_on_every_small_item(small_sets) -> None:
     for item in small_sets:
         for pattern in patterns_for(item["directed"]):
-            assert occurrences(item["graph"], pattern) == networkx_occurrences(item["graph"], pattern), \
-                (item["item_id"], pattern)
+            assert occurrences(item["graph"], pattern) == networkx_occurrences(item["graph"], pattern), (
+                item["item_id"],
+                pattern,
+            )
 
 
 def test_detection_truth_is_the_solver_answer(small_sets) -> None:
     for item in small_sets:
         if item["task"] == "detection":
-            assert item["truth"]["occurrences"] == {p: [list(o) for o in networkx_occurrences(item["graph"], p)]
-                                                    for p in patterns_for(item["directed"])}
+            assert item["truth"]["occurrences"] == {
+                p: [list(o) for o in networkx_occurrences(item["graph"], p)] for p in patterns_for(item["directed"])
+            }
 
 
 def test_non_induced_mode_agrees_with_monomorphisms(small_sets) -> None:
     for item in small_sets[::4]:
         for pattern in patterns_for(item["directed"]):
-            assert occurrences(item["graph"], pattern, induced=False) == \
-                networkx_occurrences(item["graph"], pattern, induced=False), (item["item_id"], pattern)
+            assert occurrences(item["graph"], pattern, induced=False) == networkx_occurrences(
+                item["graph"], pattern, induced=False
+            ), (item["item_id"], pattern)
 
 
 @st.composite
@@ -72,9 +91,11 @@ def test_property_agreement(case, induced: bool) -> None:
 
 def test_node_ids_limit_and_self_loops() -> None:
     # a triangle on 100, 102, 105 with a tail at 107, listed out of order, and a looped triangle 200-202
-    graph = {"num_nodes": 7, "nodes": [107, 105, 102, 100, 200, 201, 202],
-             "edges": [[105, 100], [100, 102], [102, 105], [105, 107], [200, 201], [201, 202], [202, 200],
-                       [200, 200]]}
+    graph = {
+        "num_nodes": 7,
+        "nodes": [107, 105, 102, 100, 200, 201, 202],
+        "edges": [[105, 100], [100, 102], [102, 105], [105, 107], [200, 201], [201, 202], [202, 200], [200, 200]],
+    }
     assert occurrences(graph, "triangle") == networkx_occurrences(graph, "triangle") == [(100, 102, 105)]
     assert occurrences(graph, "tailed_triangle") == [(100, 102, 105, 107)]
     assert occurrences(graph, "triangle", induced=False) == networkx_occurrences(graph, "triangle", induced=False)
@@ -133,7 +154,7 @@ def test_mapping_verifier_partial_and_strict() -> None:
     g1 = {"num_nodes": 3, "edges": [[0, 1]]}  # node 2 is isolated
     g2 = {"num_nodes": 3, "nodes": [100, 101, 102], "edges": [[101, 100]]}
     partial = {0: 100, 1: 101}
-    assert verify_mapping(g1, g2, partial)                 # repository rule: the edges match
+    assert verify_mapping(g1, g2, partial)  # repository rule: the edges match
     assert not verify_mapping(g1, g2, partial, strict=True)  # but it is not a bijection
     assert verify_mapping(g1, g2, {**partial, 2: 102}, strict=True)
     assert not verify_mapping(g1, g2, {**partial, 2: 101}, strict=True)

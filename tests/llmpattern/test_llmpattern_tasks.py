@@ -6,14 +6,32 @@ import pytest
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.datasets import write_items
-from graphaudit.llmpattern.tasks import (REPO_CAPS, _ranks, _table, covers, evaluated_items, llmpattern_respond, prompt_jobs,
-                                         responder_slug, set_items, summary)
+from graphaudit.llmpattern.tasks import (
+    REPO_CAPS,
+    _ranks,
+    _table,
+    covers,
+    evaluated_items,
+    llmpattern_respond,
+    prompt_jobs,
+    responder_slug,
+    set_items,
+    summary,
+)
 
-CFG = {"seed": 0, "scales": ["small", "medium"], "translation": {"per_pattern": 1},
-       "detection": {"per_n": 1, "styles": ["zero_shot", "cot"]}, "isomorphism": {"modes": ["faithful"]},
-       "modification": {"per_n": 1}, "frequent": {"per_n": 1, "turns": {"small": 1, "medium": 1}},
-       "ba2motif": {"per_class": 18, "test_per_class": 2, "turns": 1, "per_label": 15}, "n_eval": 3,
-       "formats": ["AL", "EL"], "model": {}}
+CFG = {
+    "seed": 0,
+    "scales": ["small", "medium"],
+    "translation": {"per_pattern": 1},
+    "detection": {"per_n": 1, "styles": ["zero_shot", "cot"]},
+    "isomorphism": {"modes": ["faithful"]},
+    "modification": {"per_n": 1},
+    "frequent": {"per_n": 1, "turns": {"small": 1, "medium": 1}},
+    "ba2motif": {"per_class": 18, "test_per_class": 2, "turns": 1, "per_label": 15},
+    "n_eval": 3,
+    "formats": ["AL", "EL"],
+    "model": {},
+}
 
 
 def test_responder_slugs_and_coverage():
@@ -52,10 +70,12 @@ def test_oracle_end_to_end_scores_one_in_clean_mode(tmp_path, set_name):
     cfg = {**CFG, "scales": ["small"], "responders": ["oracle"]}
     detection = set_items("detection", cfg)
     write_items(tmp_path / "items.jsonl", set_items(set_name, cfg, detection))
-    ctx = RuleContext(input={"itemset": str(tmp_path / "items.jsonl")},
-                      output={"scores": str(tmp_path / "scores.jsonl"), "table": str(tmp_path / "table.csv")},
-                      params={"llmpattern": cfg, "cache": str(tmp_path / "cache" / "oracle.jsonl")},
-                      wildcards={"set": set_name, "responder": "oracle"})
+    ctx = RuleContext(
+        input={"itemset": str(tmp_path / "items.jsonl")},
+        output={"scores": str(tmp_path / "scores.jsonl"), "table": str(tmp_path / "table.csv")},
+        params={"llmpattern": cfg, "cache": str(tmp_path / "cache" / "oracle.jsonl")},
+        wildcards={"set": set_name, "responder": "oracle"},
+    )
     llmpattern_respond(ctx)
     table = pd.read_csv(tmp_path / "table.csv")
     assert (table.loc[table["mode"] == "clean", "value"] == 1.0).all()
@@ -66,13 +86,64 @@ def test_oracle_end_to_end_scores_one_in_clean_mode(tmp_path, set_name):
 
 
 def test_summary_and_ranks():
-    frame = pd.DataFrame([
-        {"task": "T1", "stage": None, "variant": "triangle", "responder": "a", "mode": "repo", "metric": "acc", "value": 1.0},
-        {"task": "T1", "stage": None, "variant": "square", "responder": "a", "mode": "repo", "metric": "acc", "value": 0.5},
-        {"task": "T1", "stage": None, "variant": "triangle", "responder": "b", "mode": "repo", "metric": "acc", "value": 0.9},
-        {"task": "T7", "stage": None, "variant": "k3", "responder": "a", "mode": "repo", "metric": "precision", "value": 0.2},
-        {"task": "T7", "stage": None, "variant": "k3", "responder": "b", "mode": "repo", "metric": "precision", "value": 0.4},
-        {"task": "T7", "stage": None, "variant": "k3", "responder": "c", "mode": "repo", "metric": "precision", "value": 0.9}])
+    frame = pd.DataFrame(
+        [
+            {
+                "task": "T1",
+                "stage": None,
+                "variant": "triangle",
+                "responder": "a",
+                "mode": "repo",
+                "metric": "acc",
+                "value": 1.0,
+            },
+            {
+                "task": "T1",
+                "stage": None,
+                "variant": "square",
+                "responder": "a",
+                "mode": "repo",
+                "metric": "acc",
+                "value": 0.5,
+            },
+            {
+                "task": "T1",
+                "stage": None,
+                "variant": "triangle",
+                "responder": "b",
+                "mode": "repo",
+                "metric": "acc",
+                "value": 0.9,
+            },
+            {
+                "task": "T7",
+                "stage": None,
+                "variant": "k3",
+                "responder": "a",
+                "mode": "repo",
+                "metric": "precision",
+                "value": 0.2,
+            },
+            {
+                "task": "T7",
+                "stage": None,
+                "variant": "k3",
+                "responder": "b",
+                "mode": "repo",
+                "metric": "precision",
+                "value": 0.4,
+            },
+            {
+                "task": "T7",
+                "stage": None,
+                "variant": "k3",
+                "responder": "c",
+                "mode": "repo",
+                "metric": "precision",
+                "value": 0.9,
+            },
+        ]
+    )
     table = summary(frame)
     row = table[(table.task == "T1") & (table.responder == "a") & (table.variant == "square")].iloc[0]
     assert (row["mean"], row["cells"]) == (0.5, 1)
@@ -83,9 +154,12 @@ def test_summary_and_ranks():
 
 
 def test_oracle_cells_below_one_carry_the_scoring_cap():
-    frame = pd.DataFrame([
-        {"task": "T7", "responder": "oracle", "mode": "repo", "value": 0.64},
-        {"task": "T7", "responder": "oracle", "mode": "clean", "value": 1.0},
-        {"task": "T7", "responder": "empty", "mode": "repo", "value": 0.0}])
+    frame = pd.DataFrame(
+        [
+            {"task": "T7", "responder": "oracle", "mode": "repo", "value": 0.64},
+            {"task": "T7", "responder": "oracle", "mode": "clean", "value": 1.0},
+            {"task": "T7", "responder": "empty", "mode": "repo", "value": 0.0},
+        ]
+    )
     notes = _table(frame, "T7")["note"].tolist()
     assert notes[0] == REPO_CAPS["T7"] and pd.isna(notes[1]) and pd.isna(notes[2])

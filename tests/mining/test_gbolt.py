@@ -10,8 +10,14 @@ from graphaudit.data.fetch import FetchOptions, obtain
 from graphaudit.data.registry import get_spec
 from graphaudit.graphs.dfscode import LabeledGraph, code_text, min_dfs_code
 from graphaudit.mining.engine import mine_patterns, resolve_backend
-from graphaudit.mining.gbolt import (GBOLT_MAX_PROJECTION, GBoltError, find_gbolt, mine_gbolt, read_gbolt_output,
-                                     write_gbolt_input)
+from graphaudit.mining.gbolt import (
+    GBOLT_MAX_PROJECTION,
+    GBoltError,
+    find_gbolt,
+    mine_gbolt,
+    read_gbolt_output,
+    write_gbolt_input,
+)
 from graphaudit.mining.gspan import graphs_from_graphset, mine
 
 # fast-gspan (and with it gBolt) is a dependency on Linux x86_64 only (pyproject marker), so these comparisons
@@ -25,8 +31,19 @@ def test_input_format_lists_vertices_edges_and_the_terminator(tmp_path) -> None:
     path = tmp_path / "in.txt"
     write_gbolt_input([TRIANGLE, LabeledGraph.build([5, 6], [(0, 1)])], path)
     assert path.read_text().splitlines() == [
-        "t # 0", "v 0 1", "v 1 0", "v 2 1", "e 0 1 2", "e 0 2 3", "e 1 2 2",
-        "t # 1", "v 0 5", "v 1 6", "e 0 1 0", "t # -1"]
+        "t # 0",
+        "v 0 1",
+        "v 1 0",
+        "v 2 1",
+        "e 0 1 2",
+        "e 0 2 3",
+        "e 1 2 2",
+        "t # 1",
+        "v 0 5",
+        "v 1 6",
+        "e 0 1 0",
+        "t # -1",
+    ]
 
 
 def test_legacy_output_is_keyed_by_the_projects_minimum_code_whatever_the_vertex_order() -> None:
@@ -81,8 +98,11 @@ def _random_database(seed: int) -> list[LabeledGraph]:
         n = rng.randint(3, 8)
         edges = {(rng.randrange(i), i) for i in range(1, n)}  # a random tree, then extra edges
         edges |= {tuple(sorted(rng.sample(range(n), 2))) for _ in range(rng.randint(0, 3))}
-        graphs.append(LabeledGraph.build([rng.randrange(3) for _ in range(n)],
-                                         [(u, v, rng.randrange(2)) for u, v in sorted(edges)]))
+        graphs.append(
+            LabeledGraph.build(
+                [rng.randrange(3) for _ in range(n)], [(u, v, rng.randrange(2)) for u, v in sorted(edges)]
+            )
+        )
     return graphs
 
 

@@ -10,7 +10,7 @@ import pytest
 from graphaudit.data.graphset import from_edge_list
 from graphaudit.graphs.dfscode import DfsTuple, LabeledGraph, code_text, is_min_code, min_dfs_code, parse_dfs_text
 from graphaudit.mining import gspan
-from graphaudit.mining.gspan import graphs_from_graphset, mine, min_support_count
+from graphaudit.mining.gspan import graphs_from_graphset, min_support_count, mine
 
 
 def random_graph(rng: random.Random, n: int, extra: int, node_labels: int, edge_labels: int) -> LabeledGraph:
@@ -19,8 +19,9 @@ def random_graph(rng: random.Random, n: int, extra: int, node_labels: int, edge_
     for _ in range(extra):
         u, v = rng.sample(range(n), 2)
         pairs.add((min(u, v), max(u, v)))
-    return LabeledGraph.build([rng.randrange(node_labels) for _ in range(n)],
-                              [(u, v, rng.randrange(edge_labels)) for u, v in sorted(pairs)])
+    return LabeledGraph.build(
+        [rng.randrange(node_labels) for _ in range(n)], [(u, v, rng.randrange(edge_labels)) for u, v in sorted(pairs)]
+    )
 
 
 def connected_edge_sets(graph: LabeledGraph, upper: int) -> set[frozenset[int]]:
@@ -58,8 +59,9 @@ def brute_force(graphs: list[LabeledGraph], sigma: float, upper: int) -> dict[st
             chosen = [graph.edges[eid] for eid in sorted(edges)]
             nodes = sorted({x for u, v, _ in chosen for x in (u, v)})
             index = {v: k for k, v in enumerate(nodes)}
-            sub = LabeledGraph.build([graph.node_labels[v] for v in nodes],
-                                     [(index[u], index[v], lab) for u, v, lab in chosen])
+            sub = LabeledGraph.build(
+                [graph.node_labels[v] for v in nodes], [(index[u], index[v], lab) for u, v, lab in chosen]
+            )
             keys.add(code_text(min_dfs_code(sub)))
         for key in keys:
             counts[key] = counts.get(key, 0) + 1
@@ -71,8 +73,16 @@ def test_matches_brute_force_on_random_databases() -> None:
     rng = random.Random(0)
     nonempty = 0
     for _ in range(150):
-        graphs = [random_graph(rng, rng.randint(2, 8), rng.randint(0, 5), node_labels=rng.choice([1, 2, 3]),
-                               edge_labels=rng.choice([1, 2])) for _ in range(rng.randint(3, 8))]
+        graphs = [
+            random_graph(
+                rng,
+                rng.randint(2, 8),
+                rng.randint(0, 5),
+                node_labels=rng.choice([1, 2, 3]),
+                edge_labels=rng.choice([1, 2]),
+            )
+            for _ in range(rng.randint(3, 8))
+        ]
         if rng.random() < 0.3:  # a multiset: copies count separately
             graphs += rng.choices(graphs, k=3)
         sigma, upper = rng.choice([0.1, 0.3, 0.5, 0.8]), rng.choice([2, 3, 4, 5, 8])
@@ -111,8 +121,9 @@ def test_minimality_kernel_agrees_with_the_exact_check() -> None:
     rng = random.Random(3)
     verdicts = []
     for _ in range(300):
-        graph = random_graph(rng, rng.randint(2, 7), rng.randint(0, 4), node_labels=rng.choice([1, 2]),
-                             edge_labels=rng.choice([1, 2]))
+        graph = random_graph(
+            rng, rng.randint(2, 7), rng.randint(0, 4), node_labels=rng.choice([1, 2]), edge_labels=rng.choice([1, 2])
+        )
         nodes = max(graph.components(), key=len)
         if len(nodes) < 2:
             continue
@@ -161,8 +172,11 @@ def test_threshold_truncates_like_gbolt() -> None:
 def test_vertex_cap_keeps_backward_edges_at_the_cap() -> None:
     triangle = LabeledGraph.build([0, 0, 0], [(0, 1, 0), (1, 2, 0), (0, 2, 0)])
     assert mine([triangle], sigma=1.0, upper=2) == {"(0,1,0,0,0)": 1}
-    assert mine([triangle], sigma=1.0, upper=3) == {"(0,1,0,0,0)": 1, "(0,1,0,0,0) (1,2,0,0,0)": 1,
-                                                    "(0,1,0,0,0) (1,2,0,0,0) (2,0,0,0,0)": 1}
+    assert mine([triangle], sigma=1.0, upper=3) == {
+        "(0,1,0,0,0)": 1,
+        "(0,1,0,0,0) (1,2,0,0,0)": 1,
+        "(0,1,0,0,0) (1,2,0,0,0) (2,0,0,0,0)": 1,
+    }
     assert mine([triangle], sigma=1.0, upper=1) == {}
 
 
@@ -187,8 +201,12 @@ def test_projection_cap_prunes_branches_but_not_roots() -> None:
 
 
 def test_mines_a_graphset_without_edge_labels() -> None:
-    gs = from_edge_list("toy", np.repeat(np.arange(3), 3), np.array([[0, 1], [1, 2], [3, 4], [4, 5], [6, 7]]),
-                        node_labels=np.array([1, 2, 1, 1, 2, 1, 1, 2, 2]))
+    gs = from_edge_list(
+        "toy",
+        np.repeat(np.arange(3), 3),
+        np.array([[0, 1], [1, 2], [3, 4], [4, 5], [6, 7]]),
+        node_labels=np.array([1, 2, 1, 1, 2, 1, 1, 2, 2]),
+    )
     patterns = mine(graphs_from_graphset(gs), sigma=0.5, upper=8)
     assert patterns == {"(0,1,1,0,2)": 3, "(0,1,1,0,2) (1,2,2,0,1)": 2}
 

@@ -22,8 +22,9 @@ def ring(graph_id: int, n: int, label: int = 0) -> Data:
     dst = torch.cat([(torch.arange(n) + 1) % n, torch.tensor([0])])
     x = torch.zeros(n + 1, 2)
     x[:, label] = 1.0
-    return Data(x=x, edge_index=torch.stack([torch.cat([src, dst]), torch.cat([dst, src])]),
-                graph_id=torch.tensor([graph_id]))
+    return Data(
+        x=x, edge_index=torch.stack([torch.cat([src, dst]), torch.cat([dst, src])]), graph_id=torch.tensor([graph_id])
+    )
 
 
 def clique(graph_id: int, n: int) -> Data:
@@ -65,8 +66,9 @@ def assert_finite_and_clique_stands_out(run_dir: Path) -> None:
     assert scores[CLIQUE_ID] > np.median([s for gid, s in scores.items() if gid != CLIQUE_ID])
 
 
-def assert_bitwise_parity(own: Path, ubgold: Path, columns: tuple[str, ...] = ("score",),
-                          epochs: tuple[int, ...] = (1, 2, 3)) -> list[dict]:
+def assert_bitwise_parity(
+    own: Path, ubgold: Path, columns: tuple[str, ...] = ("score",), epochs: tuple[int, ...] = (1, 2, 3)
+) -> list[dict]:
     """The own and ubgold run folders hold the same evaluation epochs, training losses and per-graph scores of
     every column, test and hold-out, to the bit (the issue's bar is 1e-5: checked first, for a readable
     failure); returns the own run's records."""

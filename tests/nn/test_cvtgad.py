@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring
 from torch_geometric.data import Batch
 
 from graphaudit.common.records import read_records
@@ -23,20 +24,29 @@ from graphaudit.selection import TestLabels as Labels  # aliased: pytest would c
 from graphaudit.selection import select
 from graphaudit.selection.rules import evaluate
 from graphaudit.stats.metrics import auroc
-from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring
 
 SMALL = {"hidden_dim": 4, "num_layer": 2, "rw_dim": 3, "dg_dim": 3, "alpha": 0.5}
 
 
 def toy_graphs() -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(20)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(20)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 def settings(**changes: object) -> TrainConfig:
-    base = {"num_epoch": 3, "eval_freq": 1, "batch_size": 6, "batch_size_test": 4, "lr": 1e-2, "seed": 3407,
-            "device": "cpu", "test_rng": "coupled"}
+    base = {
+        "num_epoch": 3,
+        "eval_freq": 1,
+        "batch_size": 6,
+        "batch_size_test": 4,
+        "lr": 1e-2,
+        "seed": 3407,
+        "device": "cpu",
+        "test_rng": "coupled",
+    }
     return TrainConfig(**{**base, **changes})
 
 
@@ -50,6 +60,7 @@ def batch_of(detector: CVTGAD, graphs: list) -> Batch:
 
 
 # ---- losses and attention against loops ---------------------------------------------------------------------
+
 
 def _cos(a: torch.Tensor, b: torch.Tensor) -> float:
     return float(a @ b / (a.norm() * b.norm()))
@@ -79,8 +90,9 @@ def test_node_contrast_loss_matches_a_loop_and_only_contrasts_nodes_of_the_same_
             positive = math.exp(_cos(x[i], y[i]) / 0.2)
             column = sum(math.exp(_cos(x[j], y[i]) / 0.2) for j in nodes)
             row = sum(math.exp(_cos(x[i], y[j]) / 0.2) for j in nodes)
-            per_node.append((-math.log(positive / (column - positive + 1e-12))
-                             - math.log(positive / (row - positive + 1e-12))) / 2)
+            per_node.append(
+                (-math.log(positive / (column - positive + 1e-12)) - math.log(positive / (row - positive + 1e-12))) / 2
+            )
         expected.append(sum(per_node) / len(per_node))
     got = node_contrast_loss(x, y, batch)
     np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12)
@@ -103,12 +115,15 @@ def _layer_norm(norm: torch.nn.LayerNorm, x: torch.Tensor) -> torch.Tensor:
     return (x - mean) / math.sqrt(variance + norm.eps) * norm.weight.detach().double() + norm.bias.detach().double()
 
 
-def _reference_view(block: CrossAttention, own_view: str, other_view: str, own_x: torch.Tensor,
-                    other_x: torch.Tensor) -> list[torch.Tensor]:
+def _reference_view(
+    block: CrossAttention, own_view: str, other_view: str, own_x: torch.Tensor, other_x: torch.Tensor
+) -> list[torch.Tensor]:
     """One view's output, row by row: queries of this view against keys of the other, the softmax over keys,
     each column divided by its sum plus 1e-9, this view's values, residual, layer norm, bias-free feed-forward."""
-    mine, theirs = _mlp(getattr(block, f"{own_view}_projection_network"), own_x), \
-        _mlp(getattr(block, f"{other_view}_projection_network"), other_x)
+    mine, theirs = (
+        _mlp(getattr(block, f"{own_view}_projection_network"), own_x),
+        _mlp(getattr(block, f"{other_view}_projection_network"), other_x),
+    )
     residual = _mlp(getattr(block, f"{own_view}_residual_block"), mine)
     queries = _linear(getattr(block, f"{own_view}_w_qs"), mine)
     keys = _linear(getattr(block, f"{other_view}_w_ks"), theirs)
@@ -146,6 +161,7 @@ def test_adaptive_weights_by_hand() -> None:
 
 
 # ---- the detector ----------------------------------------------------------------------------------------------
+
 
 def test_config_refuses_what_ubgold_cannot_run() -> None:
     with pytest.raises(ValueError, match="must be equal"):
@@ -258,8 +274,12 @@ def test_oracle_selects_on_the_normalised_score_and_reports_the_raw_one(tmp_path
 
 # ---- parity with UB-GOLD's own module -------------------------------------------------------------------------
 
-PARITY = {"GIN": {"GNN_Encoder": "GIN"}, "GCN": {"GNN_Encoder": "GCN"}, "GAT": {"GNN_Encoder": "GAT"},
-          "GIN-max-plain": {"GNN_Encoder": "GIN", "graph_level_pool": "global_max_pool", "is_adaptive": False}}
+PARITY = {
+    "GIN": {"GNN_Encoder": "GIN"},
+    "GCN": {"GNN_Encoder": "GCN"},
+    "GAT": {"GNN_Encoder": "GAT"},
+    "GIN-max-plain": {"GNN_Encoder": "GIN", "graph_level_pool": "global_max_pool", "is_adaptive": False},
+}
 
 
 def _parameters(detector: torch.nn.Module) -> list[torch.Tensor]:

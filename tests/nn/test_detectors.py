@@ -7,21 +7,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, clique, ring
 from torch_geometric.data import Batch
 
 from graphaudit.common.records import read_records
 from graphaudit.nn import OCGIN, OCGTL, OCGINConfig, OCGTLConfig, RunGraphs, TrainConfig, train
 from graphaudit.nn.trainer import RECORDS
-from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, clique, ring
+
 
 def toy_graphs() -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(24)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(8)] + [clique(CLIQUE_ID, 8)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(24)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(8)] + [clique(CLIQUE_ID, 8)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
-SETTINGS = TrainConfig(num_epoch=30, eval_freq=1, batch_size=8, batch_size_test=64, lr=1e-2, seed=3407,
-                       device="cpu")
+SETTINGS = TrainConfig(num_epoch=30, eval_freq=1, batch_size=8, batch_size_test=64, lr=1e-2, seed=3407, device="cpu")
 BUILDERS = {
     "OCGIN": lambda: OCGIN(2, OCGINConfig(hidden_dim=8, num_layer=2)),
     "OCGTL": lambda: OCGTL(2, OCGTLConfig(hidden_dim=8, num_layer=2, num_trans=4)),
@@ -64,7 +66,7 @@ def test_ocgin_center_stays_at_the_origin_by_default() -> None:
         embedding = model.net(batch)
         loss = model.loss(batch)
     assert torch.equal(model.center, torch.zeros(1, 8))
-    torch.testing.assert_close(loss, (embedding ** 2).sum(dim=1))
+    torch.testing.assert_close(loss, (embedding**2).sum(dim=1))
 
 
 def test_ocgin_initial_mean_center_is_pushed_off_zero() -> None:
@@ -105,8 +107,14 @@ def test_ocgtl_loss_hand_computed() -> None:
     def cos(a: np.ndarray, b: np.ndarray) -> float:
         return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
 
-    expected = (np.linalg.norm(z1 - c) + np.log(np.exp(cos(z1, z0)) + np.exp(cos(z1, z2))) - cos(z1, z0)
-                + np.linalg.norm(z2 - c) + np.log(np.exp(cos(z2, z0)) + np.exp(cos(z2, z1))) - cos(z2, z0))
+    expected = (
+        np.linalg.norm(z1 - c)
+        + np.log(np.exp(cos(z1, z0)) + np.exp(cos(z1, z2)))
+        - cos(z1, z0)
+        + np.linalg.norm(z2 - c)
+        + np.log(np.exp(cos(z2, z0)) + np.exp(cos(z2, z1)))
+        - cos(z2, z0)
+    )
     np.testing.assert_allclose(loss.numpy(), [expected], rtol=1e-6)
 
 

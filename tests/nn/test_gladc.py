@@ -14,6 +14,14 @@ import pandas as pd
 import pytest
 import torch
 import torch.nn.functional as F
+from nn_toys import (
+    CLIQUE_ID,
+    assert_bitwise_parity,
+    assert_finite_and_clique_stands_out,
+    assert_same_runs,
+    clique,
+    ring,
+)
 from torch_geometric.data import Batch, Data
 
 from graphaudit.common.records import read_records
@@ -28,7 +36,6 @@ from graphaudit.nn import GLADC, OCGIN, GLADCConfig, OCGINConfig, RunGraphs, Tra
 from graphaudit.nn.gladc import DENSE_FOOTPRINT, dense_step_bytes, info_nce, perturbed_weights, reconstruction_costs
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS, MemoryBudgetError
 from graphaudit.nn.ubgold.gladc import GLADC as UBGLADC
-from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_finite_and_clique_stands_out, assert_same_runs, clique, ring
 
 ROOT = Path(__file__).parents[2]
 CATALOGUE = load_catalogue(ROOT / "config/glad/detectors.yaml")
@@ -37,24 +44,35 @@ TRAINING = {"shuffle_train": False, "test_rng": "isolated"}  # the catalogue's `
 
 
 def toy_graphs() -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(20)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(20)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 def settings(**changes: object) -> TrainConfig:
-    base = {"num_epoch": 3, "eval_freq": 1, "batch_size": 6, "batch_size_test": 1, "lr": 1e-2, "seed": 3407,
-            "device": "cpu", **TRAINING}
+    base = {
+        "num_epoch": 3,
+        "eval_freq": 1,
+        "batch_size": 6,
+        "batch_size_test": 1,
+        "lr": 1e-2,
+        "seed": 3407,
+        "device": "cpu",
+        **TRAINING,
+    }
     return TrainConfig(**{**base, **changes})
 
 
 # ---- a graph-by-graph reference in float64 -----------------------------------------------------------------
 
+
 def padded(graph: Data, size: int) -> tuple[torch.Tensor, torch.Tensor]:
     adj = torch.zeros(size, size, dtype=torch.float64)
     adj[graph.edge_index[0], graph.edge_index[1]] = 1.0
     x = torch.zeros(size, graph.x.shape[1], dtype=torch.float64)
-    x[:graph.num_nodes] = graph.x.double()
+    x[: graph.num_nodes] = graph.x.double()
     return x, adj
 
 
@@ -69,20 +87,30 @@ def encode(x: torch.Tensor, adj: torch.Tensor, w: dict[str, torch.Tensor]) -> tu
 def leaves(model: GLADC) -> dict[str, torch.Tensor]:
     """The model's weights as float64 leaves that require gradients, by short name."""
     e, d = model.encoder, model.attribute_decoder
-    named = {"conv1": e.conv1.weight, "conv2": e.conv2.weight, "proj0": e.projection[0].weight,
-             "proj0_b": e.projection[0].bias, "proj2": e.projection[2].weight, "proj2_b": e.projection[2].bias,
-             "dec1": d.conv1.weight, "dec2": d.conv2.weight}
+    named = {
+        "conv1": e.conv1.weight,
+        "conv2": e.conv2.weight,
+        "proj0": e.projection[0].weight,
+        "proj0_b": e.projection[0].bias,
+        "proj2": e.projection[2].weight,
+        "proj2_b": e.projection[2].bias,
+        "dec1": d.conv1.weight,
+        "dec2": d.conv2.weight,
+    }
     return {k: v.detach().double().requires_grad_() for k, v in named.items()}
 
 
-def reference(model: GLADC, graphs: list[Data], size: int, noise: tuple[torch.Tensor, torch.Tensor]
-              ) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+def reference(
+    model: GLADC, graphs: list[Data], size: int, noise: tuple[torch.Tensor, torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
     """(training loss, scores, weights) written out graph by graph and column by column; the noisy encoder
     adds the given noise to the two convolutions and holds its weights constant."""
     w = leaves(model)
-    noisy = {**{k: v.detach() for k, v in w.items()},
-             "conv1": (model.encoder.conv1.weight.detach() + noise[0]).double(),
-             "conv2": (model.encoder.conv2.weight.detach() + noise[1]).double()}
+    noisy = {
+        **{k: v.detach() for k, v in w.items()},
+        "conv1": (model.encoder.conv1.weight.detach() + noise[0]).double(),
+        "conv2": (model.encoder.conv2.weight.detach() + noise[1]).double(),
+    }
     structure, attribute, node, graph, clean, shaken = [], [], [], [], [], []
     for g in graphs:
         x, adj = padded(g, size)
@@ -123,8 +151,10 @@ def test_loss_gradient_and_score_match_the_graph_by_graph_reference() -> None:
     loss = model.batch_loss(Batch.from_data_list(graphs))
     loss.backward()
     torch.manual_seed(5)  # the same noise: N(0, std(W)^2) for conv1, then conv2 (dropout 0 draws nothing)
-    noise = tuple(torch.normal(0, torch.ones_like(w) * w.detach().std())
-                  for w in (model.encoder.conv1.weight, model.encoder.conv2.weight))
+    noise = tuple(
+        torch.normal(0, torch.ones_like(w) * w.detach().std())
+        for w in (model.encoder.conv1.weight, model.encoder.conv2.weight)
+    )
     expected, scores, w = reference(model, graphs, 7, noise)
     assert float(loss.detach()) == pytest.approx(float(expected.detach()), rel=1e-5)
     grads = torch.autograd.grad(expected, list(w.values()))
@@ -168,13 +198,19 @@ def test_noisy_encoder_perturbs_the_convolutions_by_their_own_spread_only() -> N
 
 
 def test_default_config_is_ubgold_and_refuses_ignored_options() -> None:
-    assert GLADCConfig() == GLADCConfig(hidden_dim=16, output_dim=128, dropout=0.3, bn=True, bias=True,
-                                        max_nodes_num=None)
+    assert GLADCConfig() == GLADCConfig(
+        hidden_dim=16, output_dim=128, dropout=0.3, bn=True, bias=True, max_nodes_num=None
+    )
     model = GLADC(10)
     shapes = [tuple(p.shape) for p in model.parameters()]
     assert shapes == [(16, 10), (128, 16), (128, 128), (128,), (128, 128), (128,), (16, 128), (10, 16)]
-    for bad, match in (({"bn": False}, "bn"), ({"bias": False}, "bias"), ({"dropout": 1.0}, "dropout"),
-                       ({"hidden_dim": 0}, "hidden_dim"), ({"max_nodes_num": 0}, "max_nodes_num")):
+    for bad, match in (
+        ({"bn": False}, "bn"),
+        ({"bias": False}, "bias"),
+        ({"dropout": 1.0}, "dropout"),
+        ({"hidden_dim": 0}, "hidden_dim"),
+        ({"max_nodes_num": 0}, "max_nodes_num"),
+    ):
         with pytest.raises(ValueError, match=match):
             GLADCConfig(**bad)
     with pytest.raises(TypeError):
@@ -199,6 +235,7 @@ def test_scores_depend_on_the_batch_and_on_the_padding() -> None:
 
 
 # ---- training --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -234,12 +271,24 @@ def test_resume_is_bit_identical(tmp_path: Path) -> None:
 
 def test_catalogue_entry_is_ubgold_script_lines_with_fixed_batches() -> None:
     tuned = run_settings(CATALOGUE, "GLADC", "BZR", "tuned")
-    assert tuned.train == {"num_epoch": 100, "eval_freq": 4, "batch_size": 300, "batch_size_test": 1, "lr": 1e-3,
-                           **TRAINING}
+    assert tuned.train == {
+        "num_epoch": 100,
+        "eval_freq": 4,
+        "batch_size": 300,
+        "batch_size_test": 1,
+        "lr": 1e-3,
+        **TRAINING,
+    }
     assert tuned.options == {"hidden_dim": 256, "output_dim": 128, "dropout": 0.3, "bn": True, "bias": True}
     default = run_settings(CATALOGUE, "GLADC", "Tox21_p53", "default")
-    assert default.train == {"num_epoch": 400, "eval_freq": 4, "batch_size": 2000, "batch_size_test": 1,
-                             "lr": 1e-4, **TRAINING}
+    assert default.train == {
+        "num_epoch": 400,
+        "eval_freq": 4,
+        "batch_size": 2000,
+        "batch_size_test": 1,
+        "lr": 1e-4,
+        **TRAINING,
+    }
     assert default.options == {"hidden_dim": 16, "output_dim": 128, "dropout": 0.3, "bn": True, "bias": True}
     modal = run_settings(CATALOGUE, "GLADC", "MUTAG", "tuned")
     assert modal.source == "modal (no script line)"
@@ -249,6 +298,7 @@ def test_catalogue_entry_is_ubgold_script_lines_with_fixed_batches() -> None:
 
 
 # ---- the ubgold backend ------------------------------------------------------------------------------------
+
 
 def test_same_seed_gives_the_same_initial_weights_and_draws(active: Path) -> None:
     torch.manual_seed(11)
@@ -275,6 +325,7 @@ def test_own_and_ubgold_train_alike_for_three_epochs(active: Path, tmp_path: Pat
 
 # ---- memory ------------------------------------------------------------------------------------------------
 
+
 def test_dense_step_bytes_hand_computed() -> None:
     """2 graphs padded to 10 nodes, widths 3 + 4 + 5 = 12: training 6 squares and 10 per width, scoring 3 and 2."""
     assert DENSE_FOOTPRINT == {True: (6, 10), False: (3, 2)}
@@ -286,11 +337,13 @@ def profiled_peak(step: Callable[[], None]) -> int:
     """Peak bytes of live tensors during ``step`` by torch's memory profiler (skips if this torch lacks it)."""
     memory = pytest.importorskip("torch.profiler._memory_profiler", reason="torch's memory profiler is private")
     from torch.profiler import ProfilerActivity, profile
+
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True, with_stack=True) as prof:
         step()
     live = peak = 0
-    for _, action, _, size in sorted(memory.MemoryProfile(prof.profiler.kineto_results).timeline,
-                                     key=lambda event: event[0]):
+    for _, action, _, size in sorted(
+        memory.MemoryProfile(prof.profiler.kineto_results).timeline, key=lambda event: event[0]
+    ):
         live += size if action == memory.Action.CREATE else -size if action == memory.Action.DESTROY else 0
         peak = max(peak, live)
     return peak
@@ -320,7 +373,8 @@ def test_peak_memory_takes_the_larger_of_training_and_scoring() -> None:
     graphs = toy_graphs()  # 20 training graphs (batch 6 stays 6), 8 test graphs (batch 64 becomes 8)
     model = GLADC(2, SMALL)
     assert model.peak_memory_bytes(graphs, settings(batch_size=6, batch_size_test=64)) == max(
-        dense_step_bytes(6, 12, 2, 8, 16, True), dense_step_bytes(8, 12, 2, 8, 16, False))
+        dense_step_bytes(6, 12, 2, 8, 16, True), dense_step_bytes(8, 12, 2, 8, 16, False)
+    )
     unpadded = GLADC(2, GLADCConfig(hidden_dim=8, output_dim=16))  # pads to the run's largest graph: 10 nodes
     assert unpadded.peak_memory_bytes(graphs, settings()) == dense_step_bytes(6, 10, 2, 8, 16, True)
 
@@ -331,8 +385,7 @@ def test_a_run_over_the_budget_stops_before_training(tmp_path: Path) -> None:
     with pytest.raises(MemoryBudgetError, match=r"GLADC needs about .* over the memory budget"):
         train(lambda: GLADC(2, SMALL), toy_graphs(), config, tmp_path / "over", memory_budget_bytes=needed - 1)
     assert not (tmp_path / "over").exists()
-    assert train(lambda: GLADC(2, SMALL), toy_graphs(), config, tmp_path / "fits",
-                 memory_budget_bytes=needed).completed
+    assert train(lambda: GLADC(2, SMALL), toy_graphs(), config, tmp_path / "fits", memory_budget_bytes=needed).completed
     ocgin = OCGINConfig(hidden_dim=4, num_layer=2)  # no estimate: the budget does not apply
     assert train(lambda: OCGIN(2, ocgin), toy_graphs(), config, tmp_path / "ocgin", memory_budget_bytes=1).completed
 
@@ -342,21 +395,41 @@ def toy_dataset(tmp_path: Path) -> tuple[RuleContext, Path]:
     sizes = [4 + i % 5 for i in range(30)]
     offsets = np.cumsum([0, *sizes])
     owner = np.repeat(np.arange(30), sizes)
-    edges = np.concatenate([[(offsets[g] + i, offsets[g] + (i + 1) % n) for i in range(n)]
-                            for g, n in enumerate(sizes)])
+    edges = np.concatenate(
+        [[(offsets[g] + i, offsets[g] + (i + 1) % n) for i in range(n)] for g, n in enumerate(sizes)]
+    )
     labels = np.array([0 if g < 10 else 1 for g in range(30)])
-    graphs = from_edge_list("TOY", owner, edges, node_labels=np.zeros(len(owner), dtype=np.int64),
-                            graph_labels=labels)
+    graphs = from_edge_list("TOY", owner, edges, node_labels=np.zeros(len(owner), dtype=np.int64), graph_labels=labels)
     graphs.save(tmp_path / "TOY.npz")
-    fold = Fold(fold=0, seed=3407, train_normal=list(range(10, 26)), holdout=[24, 25], fit=list(range(10, 24)),
-                test=[*range(10), *range(26, 30)], test_labels=[1] * 10 + [0] * 4)
+    fold = Fold(
+        fold=0,
+        seed=3407,
+        train_normal=list(range(10, 26)),
+        holdout=[24, 25],
+        fit=list(range(10, 24)),
+        test=[*range(10), *range(26, 30)],
+        test_labels=[1] * 10 + [0] * 4,
+    )
     (tmp_path / "folds.json").write_text(json.dumps(folds_to_json("TOY", "tu", [fold], {})), encoding="utf-8")
-    ctx = RuleContext(input={"graphsets": str(tmp_path / "TOY.npz"), "folds": str(tmp_path / "folds.json"),
-                             "catalogue": str(ROOT / "config/glad/detectors.yaml")},
-                      params={"deep": {"device": "cpu", "max_epochs": 4, "checkpoint_every_s": 300, "threads": 1,
-                                       "test_rng": "coupled", "memory_budget_gb": 1e-6},
-                              "constant_features": []},
-                      wildcards={"detector": "GLADC", "dataset": "TOY", "fold": "0", "backend": "own"})
+    ctx = RuleContext(
+        input={
+            "graphsets": str(tmp_path / "TOY.npz"),
+            "folds": str(tmp_path / "folds.json"),
+            "catalogue": str(ROOT / "config/glad/detectors.yaml"),
+        },
+        params={
+            "deep": {
+                "device": "cpu",
+                "max_epochs": 4,
+                "checkpoint_every_s": 300,
+                "threads": 1,
+                "test_rng": "coupled",
+                "memory_budget_gb": 1e-6,
+            },
+            "constant_features": [],
+        },
+        wildcards={"detector": "GLADC", "dataset": "TOY", "fold": "0", "backend": "own"},
+    )
     return ctx, tmp_path
 
 
@@ -365,20 +438,25 @@ def test_a_run_over_the_budget_is_recorded_as_failed_and_counted(tmp_path: Path)
     runs = {}
     for setting, budget in (("tuned", 1e-6), ("default", None)):  # 1 KiB: the tuned run cannot fit
         run = root / setting / "run.json"
-        deep_tasks.train_run(RuleContext(input=ctx.input, output={"run": str(run)},
-                                         params={**ctx.params, "deep": {**ctx.params["deep"],
-                                                                        "memory_budget_gb": budget}},
-                                         wildcards={**ctx.wildcards, "setting": setting}))
+        deep_tasks.train_run(
+            RuleContext(
+                input=ctx.input,
+                output={"run": str(run)},
+                params={**ctx.params, "deep": {**ctx.params["deep"], "memory_budget_gb": budget}},
+                wildcards={**ctx.wildcards, "setting": setting},
+            )
+        )
         runs[setting] = json.loads(run.read_text(encoding="utf-8"))
     failed, completed = runs["tuned"], runs["default"]
     assert (failed["status"], failed["completed"], failed["evaluations"]) == ("failed", False, 0)
     assert "over the memory budget" in failed["reason"] and not (root / "tuned" / RECORDS).exists()
     assert (completed["status"], completed["reason"], completed["evaluations"]) == ("completed", None, 1)
-    replay = RuleContext(input={**ctx.input, "runs": [str(root / s / "run.json") for s in ("tuned", "default")]},
-                         output={name: str(root / f"{name}.csv") for name in ("protocols", "curves", "null",
-                                                                               "size_matched")},
-                         params={"deep": {"permutations": 5, "size_matching": {"caliper": 0.25}}},
-                         wildcards={"detector": "GLADC", "dataset": "TOY"})
+    replay = RuleContext(
+        input={**ctx.input, "runs": [str(root / s / "run.json") for s in ("tuned", "default")]},
+        output={name: str(root / f"{name}.csv") for name in ("protocols", "curves", "null", "size_matched")},
+        params={"deep": {"permutations": 5, "size_matching": {"caliper": 0.25}}},
+        wildcards={"detector": "GLADC", "dataset": "TOY"},
+    )
     deep_tasks.replay_detector(replay)
     protocols = pd.read_csv(root / "protocols.csv")
     nan_rows = protocols[protocols["flags"] == "failed"]
@@ -393,11 +471,22 @@ def test_a_run_over_the_budget_is_recorded_as_failed_and_counted(tmp_path: Path)
 def test_a_detector_whose_every_run_on_a_dataset_failed_is_counted_but_not_analysed() -> None:
     """GLADC on REDDIT-B over the budget on every fold: the leaderboard keeps its NaN cell with its count,
     and the analysis leaves the detector out (spec 4.6: only complete detectors count) instead of failing."""
-    rows = [{"detector": detector, "dataset": dataset, "fold": fold, "protocol": protocol,
-             "auroc": np.nan if (detector, dataset) == ("GLADC", "DHFR") else 50.0 + fold + len(detector),
-             "auprc": 50.0, "fpr95": 0.5}
-            for detector in ("GLADC", "OCGIN", "OCGTL") for dataset in ("BZR", "DHFR") for fold in range(3)
-            for protocols in SETTING_PROTOCOLS.values() for protocol in protocols]
+    rows = [
+        {
+            "detector": detector,
+            "dataset": dataset,
+            "fold": fold,
+            "protocol": protocol,
+            "auroc": np.nan if (detector, dataset) == ("GLADC", "DHFR") else 50.0 + fold + len(detector),
+            "auprc": 50.0,
+            "fpr95": 0.5,
+        }
+        for detector in ("GLADC", "OCGIN", "OCGTL")
+        for dataset in ("BZR", "DHFR")
+        for fold in range(3)
+        for protocols in SETTING_PROTOCOLS.values()
+        for protocol in protocols
+    ]
     protocols = pd.DataFrame(rows)
     means = fold_means(protocols).set_index(["detector", "dataset", "protocol"])
     assert means.loc[("GLADC", "DHFR", "last"), "n_nonfinite"] == 3

@@ -10,40 +10,47 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, assert_same_runs, clique, ring
 from torch_geometric.data import Batch, Data
 
 from graphaudit.common.records import read_records
 from graphaudit.nn import RunGraphs, TrainConfig, train
 from graphaudit.nn.glocalkd import GLOCALKD_TRAINING, GLocalKD, GLocalKDConfig, GraphConvEncoder, dense_blocks
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
-from nn_toys import CLIQUE_ID, assert_finite_and_clique_stands_out, assert_same_runs, clique, ring
 
 SMALL = GLocalKDConfig(hidden_dim=8, num_layer=3, output_dim=16)
 
 
 def toy_graphs() -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(24)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(8)] + [clique(CLIQUE_ID, 8)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(24)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(8)] + [clique(CLIQUE_ID, 8)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 def single_node(graph_id: int) -> Data:
-    return Data(x=torch.tensor([[1.0, 0.0]]), edge_index=torch.zeros(2, 0, dtype=torch.long),
-                graph_id=torch.tensor([graph_id]))
+    return Data(
+        x=torch.tensor([[1.0, 0.0]]), edge_index=torch.zeros(2, 0, dtype=torch.long), graph_id=torch.tensor([graph_id])
+    )
 
 
 def with_isolated_nodes(graph_id: int) -> Data:
     """An edge 0-1 and two isolated nodes."""
-    return Data(x=torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]),
-                edge_index=torch.tensor([[0, 1], [1, 0]]), graph_id=torch.tensor([graph_id]))
+    return Data(
+        x=torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]),
+        edge_index=torch.tensor([[0, 1], [1, 0]]),
+        graph_id=torch.tensor([graph_id]),
+    )
 
 
 def build() -> GLocalKD:
     return GLocalKD(2, SMALL)
 
 
-SETTINGS = TrainConfig(num_epoch=30, eval_freq=3, batch_size=8, batch_size_test=64, lr=1e-2, seed=3407,
-                       device="cpu", **GLOCALKD_TRAINING)
+SETTINGS = TrainConfig(
+    num_epoch=30, eval_freq=3, batch_size=8, batch_size_test=64, lr=1e-2, seed=3407, device="cpu", **GLOCALKD_TRAINING
+)
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +87,7 @@ def loop_reference(encoder: GraphConvEncoder, graphs: list[Data], size: int) -> 
 
 
 # ---- the network ---------------------------------------------------------------------------------------
+
 
 def test_dense_blocks_pad_features_and_mark_each_edge_once() -> None:
     """A doubled edge is still a 1, padded rows are zero, and a graph larger than the size is refused."""
@@ -129,8 +137,16 @@ def test_encoder_matches_the_loop_formula_with_bias_bn_and_padding() -> None:
 
 
 def test_default_config_is_ubgold_and_sets_the_widths() -> None:
-    assert GLocalKDConfig() == GLocalKDConfig(hidden_dim=16, num_layer=5, output_dim=256, bn=True, bias=True,
-                                              clip=0.1, predictor_dropout=0.1, max_nodes_num=None)
+    assert GLocalKDConfig() == GLocalKDConfig(
+        hidden_dim=16,
+        num_layer=5,
+        output_dim=256,
+        bn=True,
+        bias=True,
+        clip=0.1,
+        predictor_dropout=0.1,
+        max_nodes_num=None,
+    )
     model = GLocalKD(10)
     shapes = [tuple(conv.weight.shape) for conv in model.predictor.convs]
     assert shapes == [(10, 16), (16, 16), (16, 16), (16, 16), (16, 256)]  # stored in x out, as the original
@@ -161,6 +177,7 @@ def test_invalid_options_are_rejected() -> None:
 
 
 # ---- error, gradient, frozen target ---------------------------------------------------------------------
+
 
 def test_error_is_graph_mse_plus_node_mse_over_padded_positions() -> None:
     """Node MSE averages over all max_nodes_num positions (padded ones too): padding changes the error."""
@@ -266,8 +283,9 @@ def test_single_node_graph_gives_finite_scores_loss_and_gradients() -> None:
 
 def test_resume_is_bit_identical_with_ubgold_settings(tmp_path: Path) -> None:
     """Batches of 2: 12 steps an epoch, so the first halving (step 50) falls after the split at epoch 3."""
-    config = TrainConfig(num_epoch=6, eval_freq=2, batch_size=2, batch_size_test=3, lr=1e-2, seed=3407,
-                         device="cpu", **GLOCALKD_TRAINING)
+    config = TrainConfig(
+        num_epoch=6, eval_freq=2, batch_size=2, batch_size_test=3, lr=1e-2, seed=3407, device="cpu", **GLOCALKD_TRAINING
+    )
     whole = train(build, toy_graphs(), config, tmp_path / "whole")
     first = train(build, toy_graphs(), config, tmp_path / "split", stop_after_epoch=3)
     assert not first.completed and first.epoch == 3

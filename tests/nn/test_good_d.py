@@ -12,21 +12,31 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring
 from torch_geometric.data import Batch
 from torch_geometric.loader import DataLoader
 
 from graphaudit.common.records import read_records
 from graphaudit.glad.deep import detector_builder, run_settings
 from graphaudit.nn import GOODD, GOODDConfig, RunGraphs, TrainConfig, train
-from graphaudit.nn.good_d import (GINStack, adaptive_weights, cluster_density, faiss_with_torch_threads,
-                                  graph_contrast, kmeans, node_contrast, prototype_contrast, prototype_score)
+from graphaudit.nn.good_d import (
+    GINStack,
+    adaptive_weights,
+    cluster_density,
+    faiss_with_torch_threads,
+    graph_contrast,
+    kmeans,
+    node_contrast,
+    prototype_contrast,
+    prototype_score,
+)
 from graphaudit.nn.trainer import RECORDS, fixed_batches
 from graphaudit.nn.ubgold import good_d as ubgold
-from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring
 
 SMALL = GOODDConfig(hidden_dim=8, num_layer=3, rw_dim=4, dg_dim=4, num_cluster=2, alpha=0.8)
-SETTINGS = TrainConfig(num_epoch=3, eval_freq=1, batch_size=6, batch_size_test=4, lr=1e-2, seed=3407, device="cpu",
-                       test_rng="coupled")
+SETTINGS = TrainConfig(
+    num_epoch=3, eval_freq=1, batch_size=6, batch_size_test=4, lr=1e-2, seed=3407, device="cpu", test_rng="coupled"
+)
 CATALOGUE = yaml.safe_load((Path(__file__).parents[2] / "config/glad/detectors.yaml").read_text(encoding="utf-8"))
 
 
@@ -40,9 +50,11 @@ def one_thread():
 
 
 def toy_graphs(n_train: int = 14) -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(n_train)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(5)] + [clique(CLIQUE_ID, 6)],
-                     holdout=[ring(200 + i, 6) for i in range(2)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(n_train)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(5)] + [clique(CLIQUE_ID, 6)],
+        holdout=[ring(200 + i, 6) for i in range(2)],
+    )
 
 
 def ready(detector: GOODD) -> RunGraphs:
@@ -58,6 +70,7 @@ def cosine(x: torch.Tensor, y: torch.Tensor) -> float:
 
 # ---- options ---------------------------------------------------------------------------------------------
 
+
 def test_defaults_are_mymain_and_bad_options_are_refused() -> None:
     config = GOODDConfig()
     assert (config.hidden_dim, config.num_layer, config.rw_dim, config.dg_dim) == (16, 5, 16, 16)
@@ -67,6 +80,7 @@ def test_defaults_are_mymain_and_bad_options_are_refused() -> None:
 
 
 # ---- the network and the three contrasts -------------------------------------------------------------------
+
 
 def test_gin_stack_against_a_node_loop() -> None:
     """Each layer: h_i <- ReLU(MLP(h_i + sum of h_j over edges j -> i)); outputs: every layer's states side by side
@@ -133,6 +147,7 @@ def test_prototype_contrast_and_score_against_a_loop() -> None:
 
 # ---- k-means and densities -----------------------------------------------------------------------------------
 
+
 def test_cluster_density_by_hand() -> None:
     """Cluster 0 at distances 1, 2, 3; cluster 1 a single point; cluster 2 at distances 2, 4."""
     density = cluster_density(np.array([1, 4, 9, 16, 4, 16], dtype=np.float32), np.array([0, 0, 0, 1, 2, 2]), 3)
@@ -175,6 +190,7 @@ def test_adaptive_weights_by_hand() -> None:
 
 
 # ---- the loop ----------------------------------------------------------------------------------------------------
+
 
 def test_prepare_graphs_adds_encodings_and_training_positions() -> None:
     detector = GOODD(2, SMALL)
@@ -269,8 +285,15 @@ def test_training_is_finite_and_resumes_bit_identically(tmp_path: Path) -> None:
 def test_catalogue_lines() -> None:
     nci1 = run_settings(CATALOGUE, "GOOD-D", "NCI1", "tuned")
     assert nci1.train == {"num_epoch": 400, "eval_freq": 4, "batch_size": 64, "batch_size_test": 64, "lr": 1e-4}
-    assert nci1.options == {"hidden_dim": 16, "num_layer": 5, "rw_dim": 16, "dg_dim": 16, "num_cluster": 20,
-                            "alpha": 1.0, "is_adaptive": True}
+    assert nci1.options == {
+        "hidden_dim": 16,
+        "num_layer": 5,
+        "rw_dim": 16,
+        "dg_dim": 16,
+        "num_cluster": 20,
+        "alpha": 1.0,
+        "is_adaptive": True,
+    }
     reddit = run_settings(CATALOGUE, "GOOD-D", "REDDIT-BINARY", "default")
     assert reddit.train["num_epoch"] == 400 and reddit.train["batch_size"] == 16
     assert reddit.options["num_cluster"] == 2 and reddit.options["alpha"] == 0.0
@@ -282,6 +305,7 @@ def test_catalogue_lines() -> None:
 
 
 # ---- against UB-GOLD's own modules (backend ubgold) ---------------------------------------------------------------
+
 
 def own_parameters(detector: torch.nn.Module) -> list[torch.Tensor]:
     return [p.detach().clone() for p in detector.parameters()]

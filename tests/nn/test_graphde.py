@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring
 from torch_geometric.data import Batch, Data
 from torch_geometric.loader import DataLoader
 from torch_geometric.utils import batched_negative_sampling
@@ -22,7 +23,6 @@ from graphaudit.glad.deep import detector_builder, run_settings
 from graphaudit.nn import GraphDE, GraphDEConfig, RunGraphs, TrainConfig, train
 from graphaudit.nn.graphde import environment_loss, normal_probability, oriented, with_normal_labels
 from graphaudit.nn.trainer import CHECKPOINT
-from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring
 
 SMALL = GraphDEConfig(hidden_dim=8, num_layer=2)
 CATALOGUE = yaml.safe_load((Path(__file__).parents[2] / "config/glad/detectors.yaml").read_text(encoding="utf-8"))
@@ -38,9 +38,11 @@ def mixed(data: Data) -> Data:
 
 
 def toy_graphs() -> RunGraphs:
-    return RunGraphs(train=[mixed(ring(i, 4 + i % 6)) for i in range(20)],
-                     test=[mixed(ring(100 + i, 5 + i % 4)) for i in range(7)] + [mixed(clique(CLIQUE_ID, 6))],
-                     holdout=[mixed(ring(200 + i, 6)) for i in range(3)])
+    return RunGraphs(
+        train=[mixed(ring(i, 4 + i % 6)) for i in range(20)],
+        test=[mixed(ring(100 + i, 5 + i % 4)) for i in range(7)] + [mixed(clique(CLIQUE_ID, 6))],
+        holdout=[mixed(ring(200 + i, 6)) for i in range(3)],
+    )
 
 
 def undirected(pairs: list[tuple[int, int]]) -> torch.Tensor:
@@ -68,6 +70,7 @@ def small_model(config: GraphDEConfig = SMALL, seed: int = 0) -> GraphDE:
 
 # ---- structure model ----------------------------------------------------------------------------------
 
+
 def pair_probability(h: np.ndarray, u: int, v: int, offset: float) -> float:
     """mean over the 2 chunks of (cos(h_u, h_v) + 1) / 2 + offset, one pair at a time."""
     values = []
@@ -91,10 +94,12 @@ def test_structure_nll_matches_a_loop_over_edges_and_the_same_negatives() -> Non
     edges = {(u, v) for u, v in batch.edge_index.T.tolist()}
     expected = []
     for g in range(2):
-        positive = [-math.log(pair_probability(h, u, v, 1e-4)) for u, v in batch.edge_index.T.tolist()
-                    if graph_of[u] == g]
-        negative = [-math.log(1 - pair_probability(h, u, v, -1e-4)) for u, v in negatives.T.tolist()
-                    if graph_of[u] == g]
+        positive = [
+            -math.log(pair_probability(h, u, v, 1e-4)) for u, v in batch.edge_index.T.tolist() if graph_of[u] == g
+        ]
+        negative = [
+            -math.log(1 - pair_probability(h, u, v, -1e-4)) for u, v in negatives.T.tolist() if graph_of[u] == g
+        ]
         assert 0 < len(negative) <= 4  # int(0.25 x 18 edges of the batch) per graph, where non-edges allow
         expected.append((np.mean(positive) + np.mean(negative)) / 2)
     assert all((u, v) not in edges and graph_of[u] == graph_of[v] for u, v in negatives.T.tolist())
@@ -110,12 +115,17 @@ def test_structure_nll_without_negatives_is_the_mean_edge_nll() -> None:
     weight = model.structure.embed.weight.detach().double().numpy()
     h = np.maximum(batch.x.double().numpy() @ weight.T + model.structure.embed.bias.detach().double().numpy(), 0.0)
     graph_of = batch.batch.numpy()
-    expected = [np.mean([-math.log(pair_probability(h, u, v, 1e-4)) for u, v in batch.edge_index.T.tolist()
-                         if graph_of[u] == g]) for g in range(2)]
+    expected = [
+        np.mean(
+            [-math.log(pair_probability(h, u, v, 1e-4)) for u, v in batch.edge_index.T.tolist() if graph_of[u] == g]
+        )
+        for g in range(2)
+    ]
     np.testing.assert_allclose(nll.detach().numpy(), expected, rtol=1e-5)
 
 
 # ---- classifier and loss -------------------------------------------------------------------------------
+
 
 def test_logits_match_a_dense_gcn_with_batchnorm_on_its_running_statistics() -> None:
     """Eval mode: each GCNConv is D^-1/2 (A + I) D^-1/2 X W^T + b; BatchNorm divides by sqrt(1 + eps) (its
@@ -168,8 +178,9 @@ def test_batch_loss_is_the_environment_loss_then_scores_the_batch_for_its_draws(
     loss = model.batch_loss(batch)
     after = random.getstate()
     random.seed(2)
-    expected = environment_loss(model.structure(batch.x, batch.edge_index, batch.batch), model.logits(batch),
-                                batch.y, 0.0)
+    expected = environment_loss(
+        model.structure(batch.x, batch.edge_index, batch.batch), model.logits(batch), batch.y, 0.0
+    )
     model.structure(batch.x, batch.edge_index, batch.batch)  # UB-GOLD's loss_func also scores the batch
     assert torch.equal(loss, expected) and random.getstate() == after
     losses, objective = model.objective(batch)
@@ -179,6 +190,7 @@ def test_batch_loss_is_the_environment_loss_then_scores_the_batch_for_its_draws(
 
 
 # ---- score ---------------------------------------------------------------------------------------------
+
 
 def test_normal_probability_and_orientation() -> None:
     """exp(-nll) / (exp(-nll) + 1/2): nll 0 -> 2/3, nll log 2 -> 1/2; negated is the paper's orientation (A5)."""
@@ -223,13 +235,20 @@ def test_training_graphs_get_label_zero_on_copies() -> None:
 
 
 def test_bad_options_are_refused() -> None:
-    for bad in ({"orientation": "reversed"}, {"dropout": 1.0}, {"neg_ratio": -0.1}, {"prior_ratio": 1.5},
-                {"hidden_dim": 0}, {"num_layer": -1}):
+    for bad in (
+        {"orientation": "reversed"},
+        {"dropout": 1.0},
+        {"neg_ratio": -0.1},
+        {"prior_ratio": 1.5},
+        {"hidden_dim": 0},
+        {"num_layer": -1},
+    ):
         with pytest.raises(ValueError, match=next(iter(bad))):
             GraphDEConfig(**bad)
 
 
 # ---- training: one step per epoch, eval mode after the first evaluation -------------------------------
+
 
 class ModeRecordingGraphDE(GraphDE):
     """Records the module mode of every training batch."""
@@ -286,6 +305,7 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path: Path) -> None:
 
 # ---- catalogue -----------------------------------------------------------------------------------------
 
+
 def test_catalogue_lines_of_graphde() -> None:
     reddit = run_settings(CATALOGUE, "GraphDE", "REDDIT-BINARY", "tuned")  # A2: dangling flag dropped
     assert reddit.train["num_epoch"] == 80 and reddit.train["batch_size_test"] == 9999
@@ -303,6 +323,7 @@ def test_catalogue_lines_of_graphde() -> None:
 
 # ---- parity with UB-GOLD's own module ------------------------------------------------------------------
 
+
 def named_weights(detector: torch.nn.Module) -> list[torch.Tensor]:
     """Parameters in creation order; UB-GOLD's unused GraphDE-V logits (all ones, no draw) left out."""
     return [p.detach().clone() for name, p in detector.named_parameters() if not name.endswith("e_logits")]
@@ -310,6 +331,7 @@ def named_weights(detector: torch.nn.Module) -> list[torch.Tensor]:
 
 def test_same_seed_gives_the_same_initial_weights_and_draws(active: Path) -> None:
     from graphaudit.nn.ubgold.graphde import GraphDE as UBGoldGraphDE
+
     torch.manual_seed(11)
     own = GraphDE(IN_DIM, SMALL)
     after_own = torch.randn(4)
@@ -324,6 +346,7 @@ def test_same_seed_gives_the_same_initial_weights_and_draws(active: Path) -> Non
 
 def test_ubgold_refuses_batchnorm_off(active: Path) -> None:
     from graphaudit.nn.ubgold.graphde import GraphDE as UBGoldGraphDE
+
     with pytest.raises(ValueError, match="BatchNorm"):
         UBGoldGraphDE(IN_DIM, GraphDEConfig(bn=False))
 
@@ -331,9 +354,11 @@ def test_ubgold_refuses_batchnorm_off(active: Path) -> None:
 @pytest.mark.parametrize("orientation", ["negated", "ubgold"])
 def test_own_and_ubgold_train_alike_for_three_epochs(active: Path, tmp_path: Path, orientation: str) -> None:
     from graphaudit.nn.ubgold.graphde import GraphDE as UBGoldGraphDE
+
     config = GraphDEConfig(hidden_dim=8, num_layer=2, orientation=orientation)
-    settings = TrainConfig(num_epoch=3, eval_freq=1, batch_size=6, batch_size_test=4, lr=1e-2, seed=3407,
-                           device="cpu", test_rng="coupled")
+    settings = TrainConfig(
+        num_epoch=3, eval_freq=1, batch_size=6, batch_size_test=4, lr=1e-2, seed=3407, device="cpu", test_rng="coupled"
+    )
     train(lambda: GraphDE(IN_DIM, config), toy_graphs(), settings, tmp_path / "own")
     train(lambda: UBGoldGraphDE(IN_DIM, config), toy_graphs(), settings, tmp_path / "ubgold")
     records = assert_bitwise_parity(tmp_path / "own", tmp_path / "ubgold")

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from nn_toys import CLIQUE_ID, assert_same_runs, clique, ring, stable_records
 from torch_geometric.data import Batch, Data
 
 from graphaudit.common.records import read_records
@@ -16,11 +17,9 @@ from graphaudit.nn import RunGraphs, TrainConfig, train
 from graphaudit.nn.scatter_max import scatter_max
 from graphaudit.nn.signet import SIGNET, SIGNETConfig, dual_hypergraph, loss_nce
 from graphaudit.nn.trainer import RECORDS
-from nn_toys import CLIQUE_ID, assert_same_runs, clique, ring, stable_records
 
 SMALL = SIGNETConfig(hidden_dim=8, encoder_layers=2, explainer_layers=2, explainer_hidden_dim=4)
-SETTINGS = TrainConfig(num_epoch=30, eval_freq=1, batch_size=8, batch_size_test=64, lr=3e-3, seed=3407,
-                       device="cpu")
+SETTINGS = TrainConfig(num_epoch=30, eval_freq=1, batch_size=8, batch_size_test=64, lr=3e-3, seed=3407, device="cpu")
 
 
 def small_signet() -> SIGNET:
@@ -37,12 +36,15 @@ def edgeless(graph_id: int, n: int) -> Data:
 
 
 def toy_graphs() -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(24)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(8)] + [clique(CLIQUE_ID, 8)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(24)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(8)] + [clique(CLIQUE_ID, 8)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 # ---- dual hypergraph ----------------------------------------------------------------------------------
+
 
 def test_dual_hypergraph_of_a_path() -> None:
     """Path 0-1-2 given in both directions: 4 directed entries -> 4 hypergraph nodes, each in the hyperedges
@@ -62,6 +64,7 @@ def test_dual_hypergraph_drops_nodes_met_once_and_refuses_an_edgeless_batch() ->
 
 
 # ---- loss, weights, scatter_max -------------------------------------------------------------------------
+
 
 def test_loss_nce_matches_a_hand_computed_case() -> None:
     """cos matrix S = [[1, r], [0, r]] (r = 1/sqrt 2), temperature 1: graph 0 has column sum e + 1 and row
@@ -99,6 +102,7 @@ def test_importance_weights_lie_within_a_fortieth_of_one() -> None:
 
 # ---- degenerate graphs, batch dependence --------------------------------------------------------------
 
+
 def test_a_graph_without_edges_makes_its_batch_not_finite_as_in_ubgold() -> None:
     """Its hypergraph view is empty, pools to zeros and projects to the zero vector (zero biases), whose
     cosine similarity is 0 / 0: every loss of the batch is NaN, which the trainer counts, never hides."""
@@ -125,6 +129,7 @@ def test_scores_depend_on_the_scoring_batch_as_in_ubgold() -> None:
 
 # ---- training through the trainer --------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_dir = tmp_path_factory.mktemp("signet")
@@ -145,11 +150,12 @@ def test_scores_are_finite(trained: Path) -> None:
 
 
 def test_resume_is_bit_identical(tmp_path: Path) -> None:
-    settings = TrainConfig(num_epoch=6, eval_freq=2, batch_size=5, batch_size_test=4, lr=3e-3, seed=3407,
-                           device="cpu")
-    graphs = RunGraphs(train=[ring(i, 4 + i % 6) for i in range(13)],
-                       test=[ring(100 + i, 5 + i % 4) for i in range(5)] + [clique(CLIQUE_ID, 6)],
-                       holdout=[ring(200, 6), ring(201, 4)])
+    settings = TrainConfig(num_epoch=6, eval_freq=2, batch_size=5, batch_size_test=4, lr=3e-3, seed=3407, device="cpu")
+    graphs = RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(13)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(5)] + [clique(CLIQUE_ID, 6)],
+        holdout=[ring(200, 6), ring(201, 4)],
+    )
     whole = train(small_signet, graphs, settings, tmp_path / "whole")
     first = train(small_signet, graphs, settings, tmp_path / "split", stop_after_epoch=3)
     assert not first.completed and first.epoch == 3
@@ -163,21 +169,36 @@ def test_resume_is_bit_identical(tmp_path: Path) -> None:
 
 # ---- configuration ------------------------------------------------------------------------------------------
 
+
 def test_default_config_is_ubgold_default() -> None:
-    assert SIGNETConfig() == SIGNETConfig(hidden_dim=16, encoder_layers=5, pooling="add", readout="concat",
-                                          explainer="gin", explainer_layers=5, explainer_hidden_dim=8,
-                                          explainer_readout="add")
+    assert SIGNETConfig() == SIGNETConfig(
+        hidden_dim=16,
+        encoder_layers=5,
+        pooling="add",
+        readout="concat",
+        explainer="gin",
+        explainer_layers=5,
+        explainer_hidden_dim=8,
+        explainer_readout="add",
+    )
     model = SIGNET(3)
     assert model.proj_head[0].in_features == 16 * 5  # readout concat of 5 layers
     assert model.explainer.mlp.in_features == 8  # explainer readout add keeps the width
     assert len(model.explainer.convs) == 5 and len(model.encoder_hyper.convs) == 5
 
 
-@pytest.mark.parametrize("options, match", [({"pooling": "sum"}, "pooling"), ({"readout": "mean"}, "readout"),
-                                            ({"explainer_readout": "max"}, "explainer_readout"),
-                                            ({"explainer": "gcn"}, "explainer"), ({"pooling": "mean"}, "pooling"),
-                                            ({"encoder_layers": 0}, "encoder"),
-                                            ({"temperature": 0.0}, "temperature")])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"pooling": "sum"}, "pooling"),
+        ({"readout": "mean"}, "readout"),
+        ({"explainer_readout": "max"}, "explainer_readout"),
+        ({"explainer": "gcn"}, "explainer"),
+        ({"pooling": "mean"}, "pooling"),
+        ({"encoder_layers": 0}, "encoder"),
+        ({"temperature": 0.0}, "temperature"),
+    ],
+)
 def test_invalid_options_are_rejected(options: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         SIGNETConfig(**options)

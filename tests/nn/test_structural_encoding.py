@@ -13,8 +13,12 @@ from graphaudit.nn.trainer import RunGraphs
 
 def graph(edges: list[tuple[int, int]], n: int, graph_id: int = 0) -> Data:
     both = edges + [(b, a) for a, b in edges]
-    return Data(x=torch.ones(n, 1), edge_index=torch.tensor(both, dtype=torch.long).T.reshape(2, -1),
-                num_nodes=n, graph_id=torch.tensor([graph_id]))
+    return Data(
+        x=torch.ones(n, 1),
+        edge_index=torch.tensor(both, dtype=torch.long).T.reshape(2, -1),
+        num_nodes=n,
+        graph_id=torch.tensor([graph_id]),
+    )
 
 
 def dense_reference(data: Data, rw_dim: int, dg_dim: int) -> np.ndarray:

@@ -9,16 +9,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from nn_toys import assert_same_runs, ring, stable_records
 from torch_geometric.data import Batch, Data
 
 from graphaudit.common.records import read_records
 from graphaudit.data.graphset import from_edge_list
-from graphaudit.nn import (OCGIN, Detector, OCGINConfig, RunGraphs, TrainConfig, graphs_with_ids, load_trajectory,
-                           train)
-from graphaudit.nn import trainer
+from graphaudit.nn import (
+    OCGIN,
+    Detector,
+    OCGINConfig,
+    RunGraphs,
+    TrainConfig,
+    graphs_with_ids,
+    load_trajectory,
+    train,
+    trainer,
+)
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
-from nn_toys import assert_same_runs, ring, stable_records
-
 
 
 def toy_graphs() -> RunGraphs:
@@ -34,8 +41,15 @@ def ocgin() -> OCGIN:
 
 
 def config(**changes: object) -> TrainConfig:
-    base = {"num_epoch": 6, "eval_freq": 2, "batch_size": 4, "batch_size_test": 3, "lr": 1e-2, "seed": 3407,
-            "device": "cpu"}
+    base = {
+        "num_epoch": 6,
+        "eval_freq": 2,
+        "batch_size": 4,
+        "batch_size_test": 3,
+        "lr": 1e-2,
+        "seed": 3407,
+        "device": "cpu",
+    }
     return TrainConfig(**{**base, **changes})
 
 
@@ -61,8 +75,9 @@ def test_records_one_line_per_evaluation_point(tmp_path: Path) -> None:
     assert all(np.isfinite(r["train_loss"]) for r in records)
 
 
-@pytest.mark.parametrize("changes", [{}, {"lr_step_size": 2, "lr_gamma": 0.5, "shuffle_train": False}],
-                         ids=["plain", "per-batch-lr-decay"])
+@pytest.mark.parametrize(
+    "changes", [{}, {"lr_step_size": 2, "lr_gamma": 0.5, "shuffle_train": False}], ids=["plain", "per-batch-lr-decay"]
+)
 def test_resume_is_bit_identical(tmp_path: Path, changes: dict) -> None:
     whole = train(ocgin, toy_graphs(), config(**changes), tmp_path / "whole")
     first = train(ocgin, toy_graphs(), config(**changes), tmp_path / "split", stop_after_epoch=3)
@@ -79,9 +94,10 @@ def test_learning_rate_decays_per_batch(tmp_path: Path) -> None:
     plain = train(ocgin, toy_graphs(), config(), tmp_path / "plain")
     content = torch.load(tmp_path / "decay" / CHECKPOINT, weights_only=True)
     lr = content["optimisation"]["optimizer"]["param_groups"][0]["lr"]
-    assert lr == pytest.approx(1e-2 * 0.5 ** 9)
-    assert not torch.equal(weights(decayed.detector)["net.convs.0.nn.0.weight"],
-                           weights(plain.detector)["net.convs.0.nn.0.weight"])
+    assert lr == pytest.approx(1e-2 * 0.5**9)
+    assert not torch.equal(
+        weights(decayed.detector)["net.convs.0.nn.0.weight"], weights(plain.detector)["net.convs.0.nn.0.weight"]
+    )
 
 
 def test_resume_drops_records_written_after_the_checkpoint(tmp_path: Path) -> None:
@@ -168,6 +184,7 @@ class NaNOnOddIds(Detector):
 
     def loss(self, batch: Batch) -> torch.Tensor:
         from torch_geometric.utils import scatter
+
         return scatter((batch.x @ self.weight) ** 2, batch.batch, dim_size=batch.num_graphs, reduce="mean")
 
     def score(self, batch: Batch) -> torch.Tensor:
@@ -204,8 +221,13 @@ def test_records_convert_to_a_trajectory(tmp_path: Path) -> None:
 
 
 def test_graphs_with_ids_drop_labels_and_keep_ids() -> None:
-    graphs = from_edge_list("toy", np.array([0, 0, 0, 1, 1]), np.array([[0, 1], [1, 2], [3, 4]]),
-                            node_labels=np.array([0, 1, 1, 0, 2]), graph_labels=np.array([1, 0]))
+    graphs = from_edge_list(
+        "toy",
+        np.array([0, 0, 0, 1, 1]),
+        np.array([[0, 1], [1, 2], [3, 4]]),
+        node_labels=np.array([0, 1, 1, 0, 2]),
+        graph_labels=np.array([1, 0]),
+    )
     converted = graphs_with_ids(graphs, [1, 0])
     assert [int(g.graph_id) for g in converted] == [1, 0]
     assert all("y" not in g for g in converted)
@@ -293,8 +315,9 @@ def test_extra_score_columns_are_recorded_and_the_reported_one_is_read_back(tmp_
     np.testing.assert_array_equal(trajectory.oracle_test_scores[1], stored["score"][order].astype(np.float64))
     np.testing.assert_array_equal(trajectory.test_scores[1], stored["negated"][order].astype(np.float64))
     holdout = np.load(tmp_path / records[1]["holdout_scores"])
-    np.testing.assert_array_equal(trajectory.holdout_scores[1],
-                                  holdout["negated"][np.argsort(holdout["item_id"])].astype(np.float64))
+    np.testing.assert_array_equal(
+        trajectory.holdout_scores[1], holdout["negated"][np.argsort(holdout["item_id"])].astype(np.float64)
+    )
 
 
 def test_end_epoch_runs_once_per_epoch_before_its_evaluation(tmp_path: Path) -> None:

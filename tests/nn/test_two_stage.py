@@ -14,22 +14,37 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring, stable_records
 from sklearn.ensemble import IsolationForest
 from sklearn.svm import OneClassSVM
 from torch_geometric.data import Batch, Data
 from torch_geometric.nn import global_add_pool
 
 from graphaudit.common.records import read_records
-from graphaudit.nn import RunGraphs, TrainConfig, train
-from graphaudit.nn import two_stage
+from graphaudit.nn import RunGraphs, TrainConfig, train, two_stage
 from graphaudit.nn.trainer import RECORDS
-from graphaudit.nn.two_stage import (AUGMENTATIONS, TWO_STAGE_SCHEDULE, GraphCLIF, GraphCLIFConfig, GraphCLOCSVM,
-                                     GraphCLOCSVMConfig, InfoGraphIF, InfoGraphIFConfig, InfoGraphOCSVM,
-                                     InfoGraphOCSVMConfig, drop_nodes, graphcl_loss, graphcl_view, info_nce,
-                                     local_global_jsd, mask_features, random_walk_subgraph, remove_edges)
+from graphaudit.nn.two_stage import (
+    AUGMENTATIONS,
+    TWO_STAGE_SCHEDULE,
+    GraphCLIF,
+    GraphCLIFConfig,
+    GraphCLOCSVM,
+    GraphCLOCSVMConfig,
+    InfoGraphIF,
+    InfoGraphIFConfig,
+    InfoGraphOCSVM,
+    InfoGraphOCSVMConfig,
+    drop_nodes,
+    graphcl_loss,
+    graphcl_view,
+    info_nce,
+    local_global_jsd,
+    mask_features,
+    random_walk_subgraph,
+    remove_edges,
+)
 from graphaudit.nn.ubgold import pygcl_shim
 from graphaudit.nn.ubgold import two_stage as ubgold
-from nn_toys import CLIQUE_ID, assert_bitwise_parity, assert_same_runs, clique, ring, stable_records
 
 Augmentation = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 TREES = 25  # forests of UB-GOLD's 200 trees cost a second per fit here, and the tests refit per batch
@@ -58,8 +73,9 @@ def stored(detector: torch.nn.Module) -> dict:
 def snapshot(detector: torch.nn.Module) -> dict[str, object]:
     out: dict[str, object] = {}
     for key, value in detector.state_dict().items():
-        out[key] = (value.detach().clone() if isinstance(value, torch.Tensor)
-                    else (value["rows"].clone(), value["numpy_state"]))
+        out[key] = (
+            value.detach().clone() if isinstance(value, torch.Tensor) else (value["rows"].clone(), value["numpy_state"])
+        )
     return out
 
 
@@ -76,6 +92,7 @@ def assert_same_state(a: dict[str, object], b: dict[str, object]) -> None:
 
 # ---- defaults and options ---------------------------------------------------------------------------------
 
+
 def test_defaults_are_ubgold_defaults() -> None:
     for config in (GraphCLIFConfig(), InfoGraphIFConfig()):
         assert (config.IF_n_trees, config.IF_sample_ratio, config.hidden_dim) == (200, 0.5, 16)
@@ -84,8 +101,10 @@ def test_defaults_are_ubgold_defaults() -> None:
     assert GraphCLIFConfig().num_layer == 5 and GraphCLOCSVMConfig().num_layer == 5
     assert InfoGraphIFConfig().num_layer == 2 and InfoGraphOCSVMConfig().num_layer == 2
     assert TWO_STAGE_SCHEDULE["GraphCL-IF"] == {"num_epoch": 30, "eval_freq": 4}
-    assert all(TWO_STAGE_SCHEDULE[name] == {"num_epoch": 30, "eval_freq": 2}
-               for name in ("GraphCL-OCSVM", "InfoGraph-IF", "InfoGraph-OCSVM"))
+    assert all(
+        TWO_STAGE_SCHEDULE[name] == {"num_epoch": 30, "eval_freq": 2}
+        for name in ("GraphCL-OCSVM", "InfoGraph-IF", "InfoGraph-OCSVM")
+    )
 
 
 def test_infograph_ocsvm_runs_only_with_two_layers() -> None:
@@ -124,10 +143,11 @@ def test_the_encoder_is_ubgolds_gconv() -> None:
         aggregated = x.clone().index_add_(0, batch.edge_index[1], x[batch.edge_index[0]])
         x = torch.relu(conv.nn(aggregated))
         x = (x - norm.running_mean) / torch.sqrt(norm.running_var + norm.eps) * norm.weight + norm.bias
-        torch.testing.assert_close(nodes[:, 4 * layer:4 * (layer + 1)], x)
+        torch.testing.assert_close(nodes[:, 4 * layer : 4 * (layer + 1)], x)
 
 
 # ---- the objectives ---------------------------------------------------------------------------------------
+
 
 def test_info_nce_matches_hand_computed_cases() -> None:
     """Cosine logits / 0.2. Views e1, e2 against themselves: [[5, 0], [0, 5]] both ways. Views e1, e2 against
@@ -175,6 +195,7 @@ def test_the_shims_losses_equal_the_own_to_the_bit() -> None:
 
 # ---- augmentations ----------------------------------------------------------------------------------------
 
+
 def random_batch(num_graphs: int = 40, size: int = 50, width: int = 500) -> Batch:
     """Graphs of ``size`` nodes with undirected edges at density 0.1, all-ones features of ``width`` columns."""
     generator = torch.Generator().manual_seed(7)
@@ -182,8 +203,13 @@ def random_batch(num_graphs: int = 40, size: int = 50, width: int = 500) -> Batc
     for g in range(num_graphs):
         pairs = torch.combinations(torch.arange(size), 2)
         pairs = pairs[torch.rand(len(pairs), generator=generator) < 0.1].T
-        graphs.append(Data(x=torch.ones(size, width), edge_index=torch.cat([pairs, pairs.flip(0)], dim=1),
-                           graph_id=torch.tensor([g])))
+        graphs.append(
+            Data(
+                x=torch.ones(size, width),
+                edge_index=torch.cat([pairs, pairs.flip(0)], dim=1),
+                graph_id=torch.tensor([g]),
+            )
+        )
     return batch_of(graphs)
 
 
@@ -299,9 +325,15 @@ def test_random_walk_keeps_the_subgraph_the_walks_visit() -> None:
 def test_each_augmentation_equals_the_shims_to_the_bit(position: int) -> None:
     """The own functions against the PyGCL stand-in the ubgold backend runs (same draws, same outputs)."""
     batch = with_isolated_nodes()
-    shim = pygcl_shim.RandomChoice([pygcl_shim.RWSampling(num_seeds=1000, walk_length=10),
-                                    pygcl_shim.NodeDropping(pn=0.1), pygcl_shim.FeatureMasking(pf=0.1),
-                                    pygcl_shim.EdgeRemoving(pe=0.1)], 1).augmentors[position]
+    shim = pygcl_shim.RandomChoice(
+        [
+            pygcl_shim.RWSampling(num_seeds=1000, walk_length=10),
+            pygcl_shim.NodeDropping(pn=0.1),
+            pygcl_shim.FeatureMasking(pf=0.1),
+            pygcl_shim.EdgeRemoving(pe=0.1),
+        ],
+        1,
+    ).augmentors[position]
     big = random_batch(num_graphs=4, size=30, width=40)
     for graphs in (batch, big):
         torch.manual_seed(position)
@@ -315,8 +347,9 @@ def test_each_augmentation_equals_the_shims_to_the_bit(position: int) -> None:
 
 def test_batches_without_edges_fail_where_ubgold_fails() -> None:
     """PyGCL sizes node dropping and the walk by edge_index.max() + 1; feature masking and edge removing run."""
-    empty = batch_of([Data(x=torch.ones(3, 2), edge_index=torch.zeros(2, 0, dtype=torch.long),
-                           graph_id=torch.tensor([0]))])
+    empty = batch_of(
+        [Data(x=torch.ones(3, 2), edge_index=torch.zeros(2, 0, dtype=torch.long), graph_id=torch.tensor([0]))]
+    )
     for augment in (drop_nodes, random_walk_subgraph):
         with pytest.raises(ValueError, match="at least one edge"):
             augment(empty.x, empty.edge_index)
@@ -334,6 +367,7 @@ def test_the_view_is_the_first_entry_of_a_random_permutation(monkeypatch: pytest
         def augment(x: torch.Tensor, edge_index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             chosen.append(k)
             return x, edge_index
+
         return augment
 
     monkeypatch.setattr(two_stage, "AUGMENTATIONS", tuple(recorder(k) for k in range(len(AUGMENTATIONS))))
@@ -345,11 +379,16 @@ def test_the_view_is_the_first_entry_of_a_random_permutation(monkeypatch: pytest
         graphcl_view(batch)
     assert chosen == expected and set(chosen) == {0, 1, 2, 3}
     assert torch.equal(batch.edge_index, before)
-    assert [f.__name__ for f in AUGMENTATIONS] == ["random_walk_subgraph", "drop_nodes", "mask_features",
-                                                  "remove_edges"]
+    assert [f.__name__ for f in AUGMENTATIONS] == [
+        "random_walk_subgraph",
+        "drop_nodes",
+        "mask_features",
+        "remove_edges",
+    ]
 
 
 # ---- the outlier stage --------------------------------------------------------------------------------------
+
 
 def test_outlier_model_is_refitted_on_each_training_batch_and_the_last_one_scores() -> None:
     torch.manual_seed(0)
@@ -460,8 +499,9 @@ def test_isolated_nodes_and_small_batches_give_finite_values(name: str) -> None:
     then fits one row, where UB-GOLD's max_samples 0.5 fails)."""
     torch.manual_seed(0)
     detector = BUILDERS[name]()
-    lone = Data(x=torch.tensor([[1.0, 0.0]]), edge_index=torch.zeros(2, 0, dtype=torch.long),
-                graph_id=torch.tensor([1]))
+    lone = Data(
+        x=torch.tensor([[1.0, 0.0]]), edge_index=torch.zeros(2, 0, dtype=torch.long), graph_id=torch.tensor([1])
+    )
     isolated = Data(x=torch.eye(2)[[0, 1, 1]], edge_index=torch.tensor([[0, 1], [1, 0]]), graph_id=torch.tensor([2]))
     mixed = batch_of([lone, isolated, ring(3, 4)])
     detector.train()
@@ -484,10 +524,13 @@ def test_records_carry_the_batch_loss_and_the_gradient_is_its_own() -> None:
 
 # ---- training -----------------------------------------------------------------------------------------------
 
+
 def small_run() -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(24)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(8)] + [clique(CLIQUE_ID, 8)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(24)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(8)] + [clique(CLIQUE_ID, 8)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 def small_config() -> TrainConfig:
@@ -510,16 +553,17 @@ def test_resume_is_bit_identical(tmp_path: Path, name: str) -> None:
 
 def clique_run() -> RunGraphs:
     """64 training rings in batches of 32 (the outlier model is fitted on the last 32) and a 16-clique."""
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(64)],
-                     test=[ring(100 + i, 4 + i % 6) for i in range(12)] + [clique(CLIQUE_ID, 16)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(64)],
+        test=[ring(100 + i, 4 + i % 6) for i in range(12)] + [clique(CLIQUE_ID, 16)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 @pytest.fixture(scope="module", params=["GraphCLIF", "GraphCLOCSVM", "InfoGraphIF"])
 def trained(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, object]:
     run_dir = tmp_path_factory.mktemp(request.param)
-    config = TrainConfig(num_epoch=10, eval_freq=2, batch_size=32, batch_size_test=64, lr=1e-2, seed=3407,
-                         device="cpu")
+    config = TrainConfig(num_epoch=10, eval_freq=2, batch_size=32, batch_size_test=64, lr=1e-2, seed=3407, device="cpu")
     result = train(BUILDERS[request.param], clique_run(), config, run_dir)
     return request.param, run_dir, result.detector
 
@@ -538,7 +582,7 @@ def test_the_trained_encoder_separates_the_clique(trained: tuple[str, Path, obje
     GraphCL-OCSVM it was above the median normal in 2 of seeds 3400-3409). The run's scores must be finite, and
     the trained encoder must separate the clique: a forest on its eval-mode training embeddings puts it above the
     median normal test graph (it did so at every one of those seeds, for all three detectors)."""
-    name, run_dir, detector = trained
+    _name, run_dir, detector = trained
     last_scores(run_dir)
     graphs = clique_run()
     detector.eval()
@@ -580,9 +624,11 @@ def test_same_seed_gives_ubgolds_initial_weights(active: Path, name: str) -> Non
 
 
 def parity_graphs() -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(20)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(20)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 @pytest.mark.parametrize("name", sorted(PAIRS))
@@ -590,8 +636,9 @@ def test_own_and_ubgold_train_alike_for_three_epochs(active: Path, tmp_path: Pat
     """Coupled test RNG, so GraphCL's scoring draws shape the run as in UB-GOLD; the forests grow from numpy's
     global RNG in both (the trainer seeds it)."""
     own_class, ubgold_class, config = PAIRS[name]
-    settings = TrainConfig(num_epoch=3, eval_freq=1, batch_size=6, batch_size_test=4, lr=1e-2, seed=3407,
-                           device="cpu", test_rng="coupled")
+    settings = TrainConfig(
+        num_epoch=3, eval_freq=1, batch_size=6, batch_size_test=4, lr=1e-2, seed=3407, device="cpu", test_rng="coupled"
+    )
     train(lambda: own_class(2, config), parity_graphs(), settings, tmp_path / "own")
     train(lambda: ubgold_class(2, config), parity_graphs(), settings, tmp_path / "ubgold")
     assert_bitwise_parity(tmp_path / "own", tmp_path / "ubgold")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from nn_toys import CLIQUE_ID, assert_bitwise_parity, clique, ring
 
 from graphaudit.data.errors import ChecksumMismatchError
 from graphaudit.nn import OCGIN, OCGTL, OCGINConfig, OCGTLConfig, RunGraphs, TrainConfig, train
@@ -16,22 +17,26 @@ from graphaudit.nn.glocalkd import GLOCALKD_TRAINING, GLocalKD, GLocalKDConfig
 from graphaudit.nn.signet import SIGNET, SIGNETConfig
 from graphaudit.nn.ubgold import detectors as ubgold
 from graphaudit.nn.ubgold import loader
-from nn_toys import CLIQUE_ID, assert_bitwise_parity, clique, ring
 
 PAIRS = {
     "OCGIN": (OCGIN, ubgold.OCGIN, OCGINConfig(hidden_dim=8, num_layer=3)),
     "OCGTL": (OCGTL, ubgold.OCGTL, OCGTLConfig(hidden_dim=8, num_layer=3, num_trans=4)),
     "GLocalKD": (GLocalKD, ubgold.GLocalKD, GLocalKDConfig(hidden_dim=8, num_layer=3, output_dim=16, max_nodes_num=12)),
-    "SIGNET": (SIGNET, ubgold.SIGNET, SIGNETConfig(hidden_dim=8, encoder_layers=3, explainer_layers=2,
-                                                   explainer_hidden_dim=4)),
+    "SIGNET": (
+        SIGNET,
+        ubgold.SIGNET,
+        SIGNETConfig(hidden_dim=8, encoder_layers=3, explainer_layers=2, explainer_hidden_dim=4),
+    ),
 }
 TRAINING = {"GLocalKD": GLOCALKD_TRAINING}  # UB-GOLD's fixed batches and per-batch StepLR
 
 
 def toy_graphs() -> RunGraphs:
-    return RunGraphs(train=[ring(i, 4 + i % 6) for i in range(20)],
-                     test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
-                     holdout=[ring(200 + i, 6) for i in range(3)])
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(20)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(7)] + [clique(CLIQUE_ID, 6)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 def parameters(detector: torch.nn.Module) -> list[torch.Tensor]:
@@ -61,8 +66,17 @@ def test_same_seed_gives_the_same_initial_weights(active: Path, name: str) -> No
 @pytest.mark.parametrize("name", sorted(PAIRS))
 def test_own_and_ubgold_train_alike_for_three_epochs(active: Path, tmp_path: Path, name: str) -> None:
     own_class, ubgold_class, config = PAIRS[name]
-    settings = TrainConfig(num_epoch=3, eval_freq=1, batch_size=6, batch_size_test=4, lr=1e-2, seed=3407,
-                           device="cpu", test_rng="coupled", **TRAINING.get(name, {}))
+    settings = TrainConfig(
+        num_epoch=3,
+        eval_freq=1,
+        batch_size=6,
+        batch_size_test=4,
+        lr=1e-2,
+        seed=3407,
+        device="cpu",
+        test_rng="coupled",
+        **TRAINING.get(name, {}),
+    )
     train(lambda: own_class(2, config), toy_graphs(), settings, tmp_path / "own")
     train(lambda: ubgold_class(2, config), toy_graphs(), settings, tmp_path / "ubgold")
     assert_bitwise_parity(tmp_path / "own", tmp_path / "ubgold")
@@ -91,7 +105,7 @@ def test_a_file_edited_after_verification_is_not_imported(ubgold_tree: Path, tmp
     metric.write_text(metric.read_text() + "\n# edited\n")
     loader.activate(copy)
     try:
-        with pytest.raises(ChecksumMismatchError, match="metric.py"):
+        with pytest.raises(ChecksumMismatchError, match=r"metric.py"):
             loader.import_module("metric.metric")
     finally:
         loader.activate(ubgold_tree)

@@ -27,8 +27,11 @@ EXPECTED = GOLDEN_DIR / "expected"
 
 PARAMS = {
     "gfms": ["GraphAny", "GVT"],
-    "cohorts": {"reference": "GCN", "overlap": {"GraphAny": ["syn-arxiv"], "GVT": ["syn-arxiv"]},
-                "complete_case": "both_splits"},
+    "cohorts": {
+        "reference": "GCN",
+        "overlap": {"GraphAny": ["syn-arxiv"], "GVT": ["syn-arxiv"]},
+        "complete_case": "both_splits",
+    },
     "primary": {"multiclass": "accuracy", "binary": "auroc"},
     "elo": {"fit": "bt_mle", "bootstrap": 200, "permutations": 20, "k_factor": 4, "l2": 1e-4, "tie_eps": 1e-9},
     "mi": {"error": "score"},
@@ -37,15 +40,33 @@ PARAMS = {
     "tie_eps": 1e-9,
     "wilcoxon": {"alpha": 0.05, "zero_method": "pratt", "method": "auto"},
     "tuning": {"budgets": [1, 2, 5, 10, 25, 50, 100, 150, 201], "reorderings": 20, "within": 1.0},
-    "subgroups": {"nodes": {"cuts": [2000, 10000], "labels": ["few nodes", "medium", "many nodes"]},
-                  "classes": {"cuts": [3, 11], "labels": ["binary targets", "3-10 classes", ">10 class-count"]},
-                  "adjusted_homophily": {"cuts": [0.3], "labels": ["low homophily", "high homophily"]}},
+    "subgroups": {
+        "nodes": {"cuts": [2000, 10000], "labels": ["few nodes", "medium", "many nodes"]},
+        "classes": {"cuts": [3, 11], "labels": ["binary targets", "3-10 classes", ">10 class-count"]},
+        "adjusted_homophily": {"cuts": [0.3], "labels": ["low homophily", "high homophily"]},
+    },
     "seed": 0,
 }
 """The golden run's settings (pinned here, not read from the config, so a config change cannot move it)."""
 
-TABLES = ["coverage", "elo", "ranks", "winrate", "frontier", "table3", "table4", "table5", "table5_summary",
-          "table6", "wilcoxon", "table7", "tuning", "table12", "subgroups", "checks"]
+TABLES = [
+    "coverage",
+    "elo",
+    "ranks",
+    "winrate",
+    "frontier",
+    "table3",
+    "table4",
+    "table5",
+    "table5_summary",
+    "table6",
+    "wilcoxon",
+    "table7",
+    "tuning",
+    "table12",
+    "subgroups",
+    "checks",
+]
 
 
 def records_text() -> str:
@@ -63,36 +84,77 @@ def write_inputs(where: Path) -> tuple[Path, Path]:
 
 
 def _call(function, inputs: dict, outputs: dict, extra: dict | None = None) -> None:
-    function(RuleContext(input={k: str(v) if not isinstance(v, list) else [str(p) for p in v]
-                                for k, v in inputs.items()},
-                         output={k: str(v) for k, v in outputs.items()}, params={**PARAMS, **(extra or {})}))
+    function(
+        RuleContext(
+            input={k: str(v) if not isinstance(v, list) else [str(p) for p in v] for k, v in inputs.items()},
+            output={k: str(v) for k, v in outputs.items()},
+            params={**PARAMS, **(extra or {})},
+        )
+    )
 
 
 def run_chain(root: Path, properties: Path, out: Path) -> Path:
     """Every analysis entry of the workflow, in DAG order, on the records under ``root``; returns the tables
     folder."""
     t = out / "tables"
-    _call(tasks.nodeground_records, {"records": sorted(root.glob("*/*/*/p*.parquet"))},
-          {"trials": out / "trials_all.parquet", "coverage": t / "coverage.csv"}, {"records": str(root)})
+    _call(
+        tasks.nodeground_records,
+        {"records": sorted(root.glob("*/*/*/p*.parquet"))},
+        {"trials": out / "trials_all.parquet", "coverage": t / "coverage.csv"},
+        {"records": str(root)},
+    )
     _call(tasks.nodeground_endpoints, {"trials": out / "trials_all.parquet"}, {"endpoints": out / "endpoints.parquet"})
-    _call(tasks.nodeground_cohorts, {"endpoints": out / "endpoints.parquet"},
-          {"cohorts": out / "cohorts.parquet", "dropped": out / "dropped.parquet"})
+    _call(
+        tasks.nodeground_cohorts,
+        {"endpoints": out / "endpoints.parquet"},
+        {"cohorts": out / "cohorts.parquet", "dropped": out / "dropped.parquet"},
+    )
     cohorts = {"cohorts": out / "cohorts.parquet"}
-    for entry, name in ((tasks.nodeground_elo, "elo"), (tasks.nodeground_ranks, "ranks"),
-                        (tasks.nodeground_winrate, "winrate"), (tasks.nodeground_frontier, "frontier")):
+    for entry, name in (
+        (tasks.nodeground_elo, "elo"),
+        (tasks.nodeground_ranks, "ranks"),
+        (tasks.nodeground_winrate, "winrate"),
+        (tasks.nodeground_frontier, "frontier"),
+    ):
         _call(entry, cohorts, {name: t / f"{name}.csv"})
-    _call(tables.table3, {**cohorts, "dropped": out / "dropped.parquet", "endpoints": out / "endpoints.parquet"},
-          {"table3": t / "table3.csv"})
+    _call(
+        tables.table3,
+        {**cohorts, "dropped": out / "dropped.parquet", "endpoints": out / "endpoints.parquet"},
+        {"table3": t / "table3.csv"},
+    )
     _call(tables.table4, {"ranks": t / "ranks.csv"}, {"table4": t / "table4.csv"})
-    _call(tables.table5, {**cohorts, "elo": t / "elo.csv", "ranks": t / "ranks.csv"},
-          {"table5": t / "table5.csv", "summary": t / "table5_summary.csv"})
+    _call(
+        tables.table5,
+        {**cohorts, "elo": t / "elo.csv", "ranks": t / "ranks.csv"},
+        {"table5": t / "table5.csv", "summary": t / "table5_summary.csv"},
+    )
     _call(tables.table6, cohorts, {"table6": t / "table6.csv", "pairs": t / "wilcoxon.csv"})
-    _call(tables.table7, {**cohorts, "trials": out / "trials_all.parquet"},
-          {"table7": t / "table7.csv", "curve": t / "tuning.csv"})
-    _call(tables.table12, {**cohorts, "properties": [properties]},
-          {"table12": t / "table12.csv", "subgroups": t / "subgroups.csv"})
-    check_inputs = {name: t / f"{name}.csv" for name in ("coverage", "table3", "elo", "ranks", "winrate", "frontier",
-                                                           "table4", "table5", "table5_summary", "table6", "table7")}
+    _call(
+        tables.table7,
+        {**cohorts, "trials": out / "trials_all.parquet"},
+        {"table7": t / "table7.csv", "curve": t / "tuning.csv"},
+    )
+    _call(
+        tables.table12,
+        {**cohorts, "properties": [properties]},
+        {"table12": t / "table12.csv", "subgroups": t / "subgroups.csv"},
+    )
+    check_inputs = {
+        name: t / f"{name}.csv"
+        for name in (
+            "coverage",
+            "table3",
+            "elo",
+            "ranks",
+            "winrate",
+            "frontier",
+            "table4",
+            "table5",
+            "table5_summary",
+            "table6",
+            "table7",
+        )
+    }
     check_inputs.update(pairs=t / "wilcoxon.csv", endpoints=out / "endpoints.parquet")
     _call(tasks.nodeground_checks, check_inputs, {"checks": t / "checks.csv"})
     return t

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from nodeground_helpers import frame, trial
+
 from graphaudit.nodeground.frontier import on_frontier, overheads
 from graphaudit.nodeground.pairwise import significance_counts, wilcoxon_pairs, win_rates
 from graphaudit.nodeground.rankings import (
@@ -41,8 +41,18 @@ def _slice(scores: dict[str, list[list[float]]], task: str = "multiclass") -> pd
     for entry, datasets in scores.items():
         for d, partitions in enumerate(datasets):
             for p, score in enumerate(partitions):
-                rows.append({"entry": entry, "kind": "tuned", "task": task, "dataset": f"d{d}", "partition": p,
-                             "test_accuracy": score, "test_macro_f1": score, "test_loss": 1.0 - score})
+                rows.append(
+                    {
+                        "entry": entry,
+                        "kind": "tuned",
+                        "task": task,
+                        "dataset": f"d{d}",
+                        "partition": p,
+                        "test_accuracy": score,
+                        "test_macro_f1": score,
+                        "test_loss": 1.0 - score,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -64,8 +74,12 @@ def test_elo_battles_weigh_each_dataset_once() -> None:
     assert weights.tolist() == [0.25] * 4 + [1.0] and groups.tolist() == [0, 0, 0, 0, 1]
     ratings = elo_ratings(cohort, cohort["test_accuracy"], EloSettings(bootstrap=20, permutations=5), ("t",))
     assert ratings["bt"].tolist() == pytest.approx([1000.0, 1000.0], abs=1e-6)
-    per_partition = elo_ratings(cohort, cohort["test_accuracy"],
-                                EloSettings(bootstrap=0, permutations=5, dataset_weight="partition", l2=0.0), ("t",))
+    per_partition = elo_ratings(
+        cohort,
+        cohort["test_accuracy"],
+        EloSettings(bootstrap=0, permutations=5, dataset_weight="partition", l2=0.0),
+        ("t",),
+    )
     assert per_partition["bt"].iloc[0] - per_partition["bt"].iloc[1] == pytest.approx(400.0 * np.log10(4.0))
 
 
@@ -92,8 +106,9 @@ def test_wilcoxon_pairs_and_holm_counts() -> None:
 
 
 def test_aggregation_agreement_places_and_shift() -> None:
-    summaries = pd.DataFrame({"mean_rank": [1.0, 2.0, 3.0], "elo": [1100.0, 900.0, 1000.0], "mi": [0.0, 5.0, 1.0]},
-                             index=["A", "B", "C"])
+    summaries = pd.DataFrame(
+        {"mean_rank": [1.0, 2.0, 3.0], "elo": [1100.0, 900.0, 1000.0], "mi": [0.0, 5.0, 1.0]}, index=["A", "B", "C"]
+    )
     per_method, pairs = aggregation_agreement(summaries, "10-10-80", top_k=1)
     assert per_method["largest_shift"].tolist() == [0, 1, 1]
     row = pairs.set_index(["first", "second"]).loc[("mean_rank", "elo")]
@@ -102,8 +117,18 @@ def test_aggregation_agreement_places_and_shift() -> None:
 
 
 def _search(val: list[float], train: list[float], test: list[float], failed: tuple[int, ...] = ()) -> pd.DataFrame:
-    rows = [trial(trial_id=i + 1, val_loss=v, train_loss=t, score=s, status="failed" if i in failed else "ok",
-                  fit_s=1.0, predict_s=0.0) for i, (v, t, s) in enumerate(zip(val, train, test))]
+    rows = [
+        trial(
+            trial_id=i + 1,
+            val_loss=v,
+            train_loss=t,
+            score=s,
+            status="failed" if i in failed else "ok",
+            fit_s=1.0,
+            predict_s=0.0,
+        )
+        for i, (v, t, s) in enumerate(zip(val, train, test))
+    ]
     return frame(rows)
 
 
@@ -119,10 +144,19 @@ def test_replay_selects_by_validation_loss_training_loss_then_order() -> None:
 
 
 def test_tuning_table_gain_k_star_cost_and_optimism() -> None:
-    curve = pd.DataFrame({"split": "10-10-80", "method": "M", "budget": [1, 2, 5, 11],
-                          "test": [70.0, 72.0, 74.5, 75.0], "val": [70.0, 74.0, 77.0, 79.0],
-                          "optimism": [0.0, 2.0, 2.5, 4.0], "cost": [1.0, 1.5, 3.0, 6.0], "searches": 4,
-                          "datasets": 2})
+    curve = pd.DataFrame(
+        {
+            "split": "10-10-80",
+            "method": "M",
+            "budget": [1, 2, 5, 11],
+            "test": [70.0, 72.0, 74.5, 75.0],
+            "val": [70.0, 74.0, 77.0, 79.0],
+            "optimism": [0.0, 2.0, 2.5, 4.0],
+            "cost": [1.0, 1.5, 3.0, 6.0],
+            "searches": 4,
+            "datasets": 2,
+        }
+    )
     row = tuning_table(curve).iloc[0]
     assert row["gain"] == pytest.approx(5.0) and row["k_star"] == 5 and row["cost_k_star"] == pytest.approx(3.0)
     assert row["full_budget"] == 11 and np.isnan(row["gain_after_50"]) and row["optimism_max"] == pytest.approx(4.0)
@@ -132,10 +166,18 @@ def test_budget_curve_cost_is_the_linear_interpolation_of_the_geometric_mean() -
     rows = []
     for dataset, fit in (("d1", 1.0), ("d2", 4.0)):  # full / default cost: 3 trials x fit / fit = 3 on both
         for i, val in enumerate([0.5, 0.4, 0.3]):
-            rows.append(trial(dataset=dataset, trial_id=i + 1, val_loss=val, score=0.6 + 0.1 * i, fit_s=fit,
-                              predict_s=0.0))
-    curve = budget_curve(frame(rows), pd.DataFrame({"dataset": ["d1", "d2"], "split": ["10-10-80"] * 2}), [],
-                         {"multiclass": "accuracy"}, [1, 2, 5], 4, seed=0)
+            rows.append(
+                trial(dataset=dataset, trial_id=i + 1, val_loss=val, score=0.6 + 0.1 * i, fit_s=fit, predict_s=0.0)
+            )
+    curve = budget_curve(
+        frame(rows),
+        pd.DataFrame({"dataset": ["d1", "d2"], "split": ["10-10-80"] * 2}),
+        [],
+        {"multiclass": "accuracy"},
+        [1, 2, 5],
+        4,
+        seed=0,
+    )
     assert curve["budget"].tolist() == [1, 2, 3]
     assert curve["cost"].tolist() == pytest.approx([1.0, 2.0, 3.0])
     assert curve["test"].iloc[-1] == pytest.approx(80.0) and curve["test"].iloc[0] == pytest.approx(60.0)
@@ -144,9 +186,20 @@ def test_budget_curve_cost_is_the_linear_interpolation_of_the_geometric_mean() -
 
 def test_frontier_dominance_and_geometric_overhead() -> None:
     assert on_frontier(np.array([1.0, 2.0, 2.0, 3.0, np.nan]), np.array([5.0, 3.0, 4.0, 3.0, 0.0])).tolist() == [
-        True, True, False, False, False]
-    frame_ = pd.DataFrame({"entry": ["R", "R", "X", "X"], "dataset": ["a", "b", "a", "b"], "partition": 0,
-                           "workflow_s": [1.0, 2.0, 4.0, 2.0]})
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+    frame_ = pd.DataFrame(
+        {
+            "entry": ["R", "R", "X", "X"],
+            "dataset": ["a", "b", "a", "b"],
+            "partition": 0,
+            "workflow_s": [1.0, 2.0, 4.0, 2.0],
+        }
+    )
     table = overheads(frame_, "workflow_s", "R")
     assert table.loc["X", "overhead"] == pytest.approx(2.0) and table.loc["R", "overhead"] == pytest.approx(1.0)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from nodeground_helpers import frame, trial
+
 from graphaudit.nodeground.cohorts import build_cohorts, cohort_summary
 from graphaudit.nodeground.endpoints import endpoints, select_trials
 
@@ -14,21 +14,32 @@ OVERLAP = {"GFM": ["arxiv"]}
 
 
 def test_selection_breaks_ties_by_training_loss_then_trial_order() -> None:
-    rows = frame([trial(trial_id=1, val_loss=0.5), trial(trial_id=2, val_loss=0.3, train_loss=0.4),
-                  trial(trial_id=3, val_loss=0.3, train_loss=0.2), trial(trial_id=4, val_loss=0.3, train_loss=0.2),
-                  trial(trial_id=5, status="failed")])
+    rows = frame(
+        [
+            trial(trial_id=1, val_loss=0.5),
+            trial(trial_id=2, val_loss=0.3, train_loss=0.4),
+            trial(trial_id=3, val_loss=0.3, train_loss=0.2),
+            trial(trial_id=4, val_loss=0.3, train_loss=0.2),
+            trial(trial_id=5, status="failed"),
+        ]
+    )
     assert select_trials(rows)["trial_id"].tolist() == [3]
     assert select_trials(frame([trial(trial_id=1, val_loss=0.3), trial(trial_id=2, val_loss=0.3)]))[
-        "trial_id"].tolist() == [1]
+        "trial_id"
+    ].tolist() == [1]
 
 
 def test_endpoints_cost_and_failed_default() -> None:
-    rows = frame([trial(trial_id=1, val_loss=0.5, fit_s=2.0, predict_s=0.5, mem_fit=100.0, mem_predict=300.0),
-                  trial(trial_id=2, val_loss=0.2, fit_s=3.0, predict_s=0.25, mem_fit=250.0, mem_predict=80.0),
-                  trial(trial_id=3, status="failed", fit_s=1.5, mem_fit=400.0),
-                  trial(partition=1, trial_id=1, status="failed", fit_s=4.0),
-                  trial(method="GFM", trial_id=1, val_loss=0.6, fit_s=0.5, predict_s=0.5),
-                  trial(method="GFM", trial_id=2, val_loss=0.4, fit_s=0.5, predict_s=1.0)])
+    rows = frame(
+        [
+            trial(trial_id=1, val_loss=0.5, fit_s=2.0, predict_s=0.5, mem_fit=100.0, mem_predict=300.0),
+            trial(trial_id=2, val_loss=0.2, fit_s=3.0, predict_s=0.25, mem_fit=250.0, mem_predict=80.0),
+            trial(trial_id=3, status="failed", fit_s=1.5, mem_fit=400.0),
+            trial(partition=1, trial_id=1, status="failed", fit_s=4.0),
+            trial(method="GFM", trial_id=1, val_loss=0.6, fit_s=0.5, predict_s=0.5),
+            trial(method="GFM", trial_id=2, val_loss=0.4, fit_s=0.5, predict_s=1.0),
+        ]
+    )
     ends = endpoints(rows, ["GFM"]).set_index(["entry", "partition"])
     tuned, default, gfm = ends.loc[("GCN", 0)], ends.loc[("GCN-Default", 0)], ends.loc[("GFM", 0)]
     assert tuned["trial_id"] == 2 and tuned["trials"] == 3 and tuned["trials_ok"] == 2
@@ -65,8 +76,12 @@ def cohorts():
 
 
 def _cell(frame: pd.DataFrame, cohort: str, entry: str, dataset: str, split: str = "50-25-25") -> pd.DataFrame:
-    return frame[(frame["cohort"] == cohort) & (frame["entry"] == entry) & (frame["dataset"] == dataset)
-                 & (frame["split"] == split)]
+    return frame[
+        (frame["cohort"] == cohort)
+        & (frame["entry"] == entry)
+        & (frame["dataset"] == dataset)
+        & (frame["split"] == split)
+    ]
 
 
 def test_v1_imputes_every_missing_cell_with_the_gcn_default_record(cohorts) -> None:
@@ -115,8 +130,12 @@ def test_overlap_only_method_is_near_complete_and_its_cells_imputed() -> None:
 
 
 def test_units_without_a_reference_record_are_dropped() -> None:
-    rows = [trial("GCN", partition=0), trial("GCN", partition=1, status="failed"), trial("MLP", partition=0),
-            trial("MLP", partition=1)]
+    rows = [
+        trial("GCN", partition=0),
+        trial("GCN", partition=1, status="failed"),
+        trial("MLP", partition=0),
+        trial("MLP", partition=1),
+    ]
     ends = endpoints(frame(rows), [])
     built, dropped = build_cohorts(ends, "GCN", {})
     v1 = built[built["cohort"] == "V1"]

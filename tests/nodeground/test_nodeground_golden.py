@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from nodeground_golden import EXPECTED, PROPERTIES_CSV, RECORDS_CSV, TABLES, records_text, run_chain, write_inputs
+
 from graphaudit.nodeground.synthetic import GOLDEN, synthetic_properties
 
 

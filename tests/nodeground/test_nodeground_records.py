@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from nodeground_helpers import frame, trial
+
 from graphaudit.nodeground.records import (
     RecordError,
     empty_records,
@@ -24,7 +24,10 @@ def test_round_trip_one_file_per_search(tmp_path) -> None:
     rows = frame([trial(trial_id=1), trial(trial_id=2, val_loss=0.4), trial(partition=1), trial(method="MLP")])
     paths = write_records(rows, tmp_path)
     assert [p.relative_to(tmp_path).as_posix() for p in paths] == [
-        "GCN/d1/10-10-80/p0.parquet", "GCN/d1/10-10-80/p1.parquet", "MLP/d1/10-10-80/p0.parquet"]
+        "GCN/d1/10-10-80/p0.parquet",
+        "GCN/d1/10-10-80/p1.parquet",
+        "MLP/d1/10-10-80/p0.parquet",
+    ]
     back = read_records(paths, tmp_path)
     pd.testing.assert_frame_equal(back, rows.sort_values(["method", "partition", "trial_id"]).reset_index(drop=True))
     assert len(read_record_file(paths[0], tmp_path)) == 2
@@ -46,16 +49,19 @@ def test_path_keys_must_match_the_rows(tmp_path) -> None:
         read_record_file(broken, tmp_path)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"status": "crashed"}, "unknown status"),
-    ({"task": "regression"}, "unknown task"),
-    ({"split": "10/10/80"}, "train-val-test"),
-    ({"trial_id": 2}, "no trial 1"),
-    ({"val_loss": float("nan")}, "finite, non-negative"),
-    ({"test_accuracy": 1.5}, r"fractions in \[0, 1\]"),
-    ({"fit_s": -1.0}, "negative"),
-    ({"partition": 0.5}, "whole numbers"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"status": "crashed"}, "unknown status"),
+        ({"task": "regression"}, "unknown task"),
+        ({"split": "10/10/80"}, "train-val-test"),
+        ({"trial_id": 2}, "no trial 1"),
+        ({"val_loss": float("nan")}, "finite, non-negative"),
+        ({"test_accuracy": 1.5}, r"fractions in \[0, 1\]"),
+        ({"fit_s": -1.0}, "negative"),
+        ({"partition": 0.5}, "whole numbers"),
+    ],
+)
 def test_schema_violations_are_named(change: dict, message: str) -> None:
     with pytest.raises(RecordError, match=message):
         validate_records(pd.DataFrame([trial(**change)]))
@@ -88,7 +94,11 @@ def test_train_share_and_properties(tmp_path) -> None:
 def test_synthetic_records_follow_the_schema_with_every_status_kind() -> None:
     records = synthetic_records(GOLDEN)
     assert set(records["status"]) == {"ok", "failed", "unavailable"}
-    failed_default = records[(records["method"] == "GPRGNN") & (records["dataset"] == "syn-multi-b")
-                             & (records["split"] == "50-25-25") & (records["partition"] == 1)]
+    failed_default = records[
+        (records["method"] == "GPRGNN")
+        & (records["dataset"] == "syn-multi-b")
+        & (records["split"] == "50-25-25")
+        & (records["partition"] == 1)
+    ]
     assert failed_default["trial_id"].tolist() == [1] and failed_default["status"].tolist() == ["failed"]
     assert records.groupby(["method", "dataset", "split", "partition"])["trial_id"].min().eq(1).all()

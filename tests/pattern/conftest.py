@@ -24,10 +24,14 @@ def release_layout(name: str, parts: Sequence[DenseGraphs]) -> GraphSet:
             codes.append(code)
             offset += graphs.size(g)
             index += 1
-    return from_edge_list(name, np.array(graph_of_node), np.concatenate(edges),
-                          node_labels=np.concatenate(features).astype(np.int64),
-                          node_target=np.concatenate(targets).astype(np.int64),
-                          graph_labels=np.array(codes, dtype=np.int64))
+    return from_edge_list(
+        name,
+        np.array(graph_of_node),
+        np.concatenate(edges),
+        node_labels=np.concatenate(features).astype(np.int64),
+        node_target=np.concatenate(targets).astype(np.int64),
+        graph_labels=np.array(codes, dtype=np.int64),
+    )
 
 
 @pytest.fixture

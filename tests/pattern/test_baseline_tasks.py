@@ -18,11 +18,19 @@ def _graphs():
 
 def _shard(path, first, predictions, agreement):
     sizes = [len(p) for p in predictions]
-    np.savez(path, graph_index=np.arange(first, first + len(predictions)),
-             node_ptr=np.concatenate([[0], np.cumsum(sizes)]), prediction=np.concatenate(predictions).astype(np.uint8),
-             agreement=np.asarray(agreement, float), swap_accepted=np.ones((len(predictions), 2, 15), np.int64),
-             start_in_range=np.ones(len(predictions), bool), prior=np.array("revealed"), chains=np.array(2),
-             sweeps=np.array(10), burn_in=np.array(2))
+    np.savez(
+        path,
+        graph_index=np.arange(first, first + len(predictions)),
+        node_ptr=np.concatenate([[0], np.cumsum(sizes)]),
+        prediction=np.concatenate(predictions).astype(np.uint8),
+        agreement=np.asarray(agreement, float),
+        swap_accepted=np.ones((len(predictions), 2, 15), np.int64),
+        start_in_range=np.ones(len(predictions), bool),
+        prior=np.array("revealed"),
+        chains=np.array(2),
+        sweeps=np.array(10),
+        burn_in=np.array(2),
+    )
 
 
 def test_shards_pool_in_graph_order_and_score_by_hand(tmp_path):
@@ -56,13 +64,43 @@ def test_job_counts():
 
 
 def test_table4_rows_carry_estimates_and_diagnostics():
-    cluster = pd.DataFrame([{"variant": "final", "chains": 8, "sweeps": 800, "pooled": 82.3, "ci_low": 81.5,
-                             "ci_high": 83.0, "agreement_median": 0.96, "agreement_worst": 0.5, "graphs": 1000}])
-    ms = pd.DataFrame([{"method": "belief propagation", "information": "features", "board": "official",
-                        "mean_auc": 98.77, "sd_auc": 0.12, "sweeps": 400, "last_change": 0.021, "chains": np.nan,
-                        "annealing_sweeps_max": np.nan, "valid_chains": np.nan, "chain_aucs": ""}])
-    rows = cluster_rows(cluster) + minesweeper_rows(ms) + published_rows(
-        [{"benchmark": "CLUSTER", "estimate": 81.6, "diagnostics": "GRPE-Small"}])
+    cluster = pd.DataFrame(
+        [
+            {
+                "variant": "final",
+                "chains": 8,
+                "sweeps": 800,
+                "pooled": 82.3,
+                "ci_low": 81.5,
+                "ci_high": 83.0,
+                "agreement_median": 0.96,
+                "agreement_worst": 0.5,
+                "graphs": 1000,
+            }
+        ]
+    )
+    ms = pd.DataFrame(
+        [
+            {
+                "method": "belief propagation",
+                "information": "features",
+                "board": "official",
+                "mean_auc": 98.77,
+                "sd_auc": 0.12,
+                "sweeps": 400,
+                "last_change": 0.021,
+                "chains": np.nan,
+                "annealing_sweeps_max": np.nan,
+                "valid_chains": np.nan,
+                "chain_aucs": "",
+            }
+        ]
+    )
+    rows = (
+        cluster_rows(cluster)
+        + minesweeper_rows(ms)
+        + published_rows([{"benchmark": "CLUSTER", "estimate": 81.6, "diagnostics": "GRPE-Small"}])
+    )
     frame = pd.DataFrame(rows, columns=TABLE4_COLUMNS)
     assert frame["estimate"].tolist() == [82.3, 98.77, 81.6]
     assert frame.loc[0, "diagnostics"] == "chain agreement 0.96 (median graph), 0.50 (worst graph)"

@@ -46,8 +46,9 @@ def random_blocks(rng: np.random.Generator, k: int) -> np.ndarray:
     return upper + np.triu(upper, 1).T
 
 
-def joint_log_prob(adj: np.ndarray, blocks: np.ndarray, states: np.ndarray, size_prior: bool,
-                   size_range: tuple[int, int]) -> np.ndarray:
+def joint_log_prob(
+    adj: np.ndarray, blocks: np.ndarray, states: np.ndarray, size_prior: bool, size_range: tuple[int, int]
+) -> np.ndarray:
     """Unnormalised log P(z | A) of each row of ``states`` by brute force over node pairs and block sizes."""
     total = np.zeros(len(states))
     for u, w in itertools.combinations(range(adj.shape[0]), 2):
@@ -173,7 +174,7 @@ def test_chain_enters_range_and_stays() -> None:
     assert sizes[0, 0] <= SIZE_RANGE[1]
     assert 1 <= chain.entered_range <= 60
     inside = ((sizes >= SIZE_RANGE[0]) & (sizes <= SIZE_RANGE[1])).all(axis=1)
-    assert inside[chain.entered_range - 1:].all() and not inside[:chain.entered_range - 1].any()
+    assert inside[chain.entered_range - 1 :].all() and not inside[: chain.entered_range - 1].any()
     result = gibbs(adj, PATTERN_BLOCKS, start, 6, 60, 10, True)
     assert not result.start_in_range and result.entered_range == chain.entered_range
 
@@ -249,8 +250,9 @@ def test_start_checks_usual_chain_is_the_predictor_and_planted_start_holds_the_p
     law = law_for()
     rng = np.random.default_rng(5)
     adj, _, labels, _ = draw_graph(rng, law, *random_pattern(rng, 18, law))
-    out = start_checks(adj, labels, seed=11, size_prior=True, sweeps=60, burn_in=10, restarts=2, iterations=30,
-                       random_chains=2)
+    out = start_checks(
+        adj, labels, seed=11, size_prior=True, sweeps=60, burn_in=10, restarts=2, iterations=30, random_chains=2
+    )
     usual = pattern_blind_posterior(adj, 11, size_prior=True, sweeps=60, burn_in=10, restarts=2, iterations=30)
     assert np.array_equal(out["usual"], usual.posterior)
     assert out["random"].shape == (2, len(adj)) and out["planted"].shape == (len(adj),)

@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphaudit.pattern.canon import (automorphisms, canonical_key, library_from_labels, load_library,
-                                      planted_pattern, reuse_table, save_library)
+from graphaudit.pattern.canon import (
+    automorphisms,
+    canonical_key,
+    library_from_labels,
+    load_library,
+    planted_pattern,
+    reuse_table,
+    save_library,
+)
 from graphaudit.pattern.generator import law_for, official_split, random_pattern
 
 
@@ -53,10 +60,10 @@ def test_library_from_training_labels_reuse_and_storage(tmp_path) -> None:
     assert keys == [canonical_key(*patterns[g // 4]) for g in range(12)]  # every copy of a pattern, one key
     save_library(tmp_path / "lib.npz", library)
     again = load_library(tmp_path / "lib.npz")
-    assert [(p.key, p.aut, p.features.tolist(), p.adj.tolist()) for p in again] == \
-        [(p.key, p.aut, p.features.tolist(), p.adj.tolist()) for p in library]
-    test_keys = [canonical_key(*planted_pattern(test.adjacency(g), test.features(g), test.labels(g)))
-                 for g in range(6)]
+    assert [(p.key, p.aut, p.features.tolist(), p.adj.tolist()) for p in again] == [
+        (p.key, p.aut, p.features.tolist(), p.adj.tolist()) for p in library
+    ]
+    test_keys = [canonical_key(*planted_pattern(test.adjacency(g), test.features(g), test.labels(g))) for g in range(6)]
     table = {r["quantity"]: r["value"] for r in reuse_table(keys, test_keys[:3], test_keys, library)}
     assert table["distinct planted patterns in training"] == 3
     assert table["training graphs per pattern (min)"] == table["training graphs per pattern (max)"] == 4

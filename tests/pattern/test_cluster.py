@@ -86,8 +86,8 @@ def test_seeded_per_graph_and_split() -> None:
     again = generate_split(LAW, "test", 4, seed=1)
     assert all(np.array_equal(getattr(first, f), getattr(again, f)) for f in ("node_ptr", "bits", "x", "y"))
     prefix = generate_split(LAW, "test", 2, seed=1)  # graph g does not depend on how many are drawn
-    assert np.array_equal(prefix.bits, first.bits[:prefix.bit_ptr[-1]])
-    assert np.array_equal(prefix.y, first.y[:len(prefix.y)])
+    assert np.array_equal(prefix.bits, first.bits[: prefix.bit_ptr[-1]])
+    assert np.array_equal(prefix.y, first.y[: len(prefix.y)])
     for other in (generate_split(LAW, "val", 4, seed=1), generate_split(LAW, "test", 4, seed=2)):
         assert not np.array_equal(other.y[:100], first.y[:100])
     assert generate_split(LAW, "test", 0).num_graphs == 0
@@ -112,7 +112,7 @@ def test_revealed_nodes_refuses_other_features() -> None:
         revealed_nodes(np.array([1, 1, 2, 3]), 3)
     with pytest.raises(ValueError, match="0 nodes carry feature 3"):
         revealed_nodes(np.array([1, 2, 0, 0]), 3)
-    with pytest.raises(ValueError, match="0..3"):
+    with pytest.raises(ValueError, match=r"0..3"):
         revealed_nodes(np.array([1, 2, 3, 4]), 3)
 
 

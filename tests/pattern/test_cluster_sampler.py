@@ -159,7 +159,7 @@ def test_range_entry_from_an_oversized_block() -> None:
     sizes = np.stack([np.bincount(row, minlength=6) for row in chain.assignments])
     inside = ((sizes >= 5) & (sizes <= 34)).all(axis=1)
     assert sizes[0].max() <= 34 and 1 <= chain.entered_range <= 30
-    assert inside[chain.entered_range - 1:].all() and not inside[:chain.entered_range - 1].any()
+    assert inside[chain.entered_range - 1 :].all() and not inside[: chain.entered_range - 1].any()
     assert (chain.assignments[:, revealed] == np.arange(6)).all()
 
 
@@ -231,8 +231,12 @@ def test_same_seed_same_result_and_chains_are_successive(graphs) -> None:
 
 
 def test_variants_and_overrides() -> None:
-    assert (VARIANTS["final"].prior, VARIANTS["final"].chains, VARIANTS["final"].sweeps,
-            VARIANTS["final"].burn_in) == ("revealed", 8, 800, 200)
+    assert (VARIANTS["final"].prior, VARIANTS["final"].chains, VARIANTS["final"].sweeps, VARIANTS["final"].burn_in) == (
+        "revealed",
+        8,
+        800,
+        200,
+    )
     assert (VARIANTS["no_factor"].prior, VARIANTS["no_factor"].chains) == ("plain", 2)
     assert VARIANTS["factor_short"].sweeps == 400 and VARIANTS["factor_short"].burn_in == 100
     small = settings_for("final", chains=1, sweeps=300)
@@ -253,7 +257,7 @@ def test_shard_output_is_ready_to_save_and_shards_compose(graphs, tmp_path) -> N
     assert whole["entered_range"].shape == (3, 2) and whole["graph_index"].tolist() == [0, 1, 2]
     assert np.array_equal(np.concatenate([head["prediction"], tail["prediction"]]), whole["prediction"])
     one = run_graph(graphs, 2, settings, seed=2)
-    assert np.array_equal(whole["prediction"][whole["node_ptr"][2]:], one.prediction)
+    assert np.array_equal(whole["prediction"][whole["node_ptr"][2] :], one.prediction)
     assert whole["agreement"][2] == one.agreement and 0 <= one.agreement <= 1
     write_npz(tmp_path / "shard.npz", **whole)
     with np.load(tmp_path / "shard.npz", allow_pickle=False) as saved:
@@ -284,7 +288,6 @@ def test_bad_inputs_are_refused() -> None:
     with pytest.raises(ValueError, match="prior"):
         conditional_log_weights(adj, law, REVEALED, z, 4, "uniform")
     with pytest.raises(ValueError, match="every size"):
-        sample_chain(adj, ClusterLaw(blocks=3, size=(4, 6)), REVEALED, z, np.zeros((1, 9)), np.zeros((1, 3)),
-                     "plain")
+        sample_chain(adj, ClusterLaw(blocks=3, size=(4, 6)), REVEALED, z, np.zeros((1, 9)), np.zeros((1, 3)), "plain")
     with pytest.raises(ValueError, match="uniforms"):
         sample_chain(adj, law, REVEALED, z, np.zeros((2, 9)), np.zeros((1, 3)), "plain")

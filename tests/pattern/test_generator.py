@@ -7,7 +7,7 @@ import pytest
 
 from graphaudit.pattern.canon import canonical_key, planted_pattern
 from graphaudit.pattern.checks import chance_copies, mean_host_density, pattern_host_rate, same_block_share
-from graphaudit.pattern.generator import (draw_library, familiar_set, fresh_set, law_for, official_split)
+from graphaudit.pattern.generator import draw_library, familiar_set, fresh_set, law_for, official_split
 from graphaudit.pattern.graphs import DenseGraphs, Truth
 
 
@@ -19,7 +19,7 @@ def official():
 
 
 def test_laws_and_label_semantics(official) -> None:
-    law, library, (graphs, truth) = official
+    _law, library, (graphs, truth) = official
     assert graphs.num_graphs == 100 and truth.pattern_id.tolist() == [k for k in range(5) for _ in range(20)]
     assert all(6 <= len(x) <= 34 for _, x in library)
     assert ((truth.host_sizes >= 5) & (truth.host_sizes <= 34)).all() and truth.host_sizes.shape == (100, 5)
@@ -55,8 +55,7 @@ def test_fresh_and_familiar_sets(official) -> None:
     law, library, _ = official
     fresh, ftruth = fresh_set(law, 30, seed=1)
     assert (ftruth.pattern_id == -1).all() and ftruth.pattern_size.min() >= 6
-    keys = {canonical_key(*planted_pattern(fresh.adjacency(g), fresh.features(g), fresh.labels(g)))
-            for g in range(30)}
+    keys = {canonical_key(*planted_pattern(fresh.adjacency(g), fresh.features(g), fresh.labels(g))) for g in range(30)}
     assert len(keys) == 30  # a new pattern in every graph
     familiar, truth = familiar_set(library, law, 30, seed=1)
     for g in range(30):

@@ -13,9 +13,21 @@ import pytest
 
 from graphaudit.bench.pattern_matcher import bench_rows, reference_match_graph
 from graphaudit.pattern.canon import LibraryPattern, automorphisms, canonical_key
-from graphaudit.pattern.matcher import (Candidate, bitsets, decide_match, enumerate_small_copies, find_large_copy,
-                                        fit_host, has_copy, host_block_matrix, host_size_law, largest_match, match_both,
-                                        match_graph, score_copy)
+from graphaudit.pattern.matcher import (
+    Candidate,
+    bitsets,
+    decide_match,
+    enumerate_small_copies,
+    find_large_copy,
+    fit_host,
+    has_copy,
+    host_block_matrix,
+    host_size_law,
+    largest_match,
+    match_both,
+    match_graph,
+    score_copy,
+)
 
 
 # ---- a small PATTERN-like generator -------------------------------------------------------------------------
@@ -27,8 +39,9 @@ def random_pattern(rng: np.random.Generator, m: int) -> LibraryPattern:
     return LibraryPattern(canonical_key(adj, x), adj, x, automorphisms(adj, x))
 
 
-def toy_graph(rng: np.random.Generator, patterns: list[LibraryPattern], host_sizes: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def toy_graph(
+    rng: np.random.Generator, patterns: list[LibraryPattern], host_sizes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Host SBM (5 blocks, 0.5 within / 0.35 across, uniform features) with the patterns planted, every pair
     involving a pattern node and a node outside it joined with probability 0.5, nodes shuffled.
     Returns (adj, features, owner: pattern index or -1, host block or -1)."""
@@ -101,8 +114,11 @@ def test_has_copy_agrees_with_lad_on_random_instances():
         pattern = random_pattern(rng, m)
         allowed = (x[None, :] == pattern.features[:, None]) & (adj.sum(1)[None, :] >= pattern.adj.sum(1)[:, None])
         graph = ig.Graph(n=n, edges=np.argwhere(np.triu(adj, 1)).tolist())
-        lad = graph.subisomorphic_lad(ig.Graph(n=m, edges=np.argwhere(np.triu(pattern.adj, 1)).tolist()),
-                                      domains=[np.flatnonzero(r).tolist() for r in allowed], induced=True)
+        lad = graph.subisomorphic_lad(
+            ig.Graph(n=m, edges=np.argwhere(np.triu(pattern.adj, 1)).tolist()),
+            domains=[np.flatnonzero(r).tolist() for r in allowed],
+            induced=True,
+        )
         answers.append((has_copy(bitsets(adj > 0), allowed, pattern), lad))
     ours, lad = np.array(answers).T
     assert 30 < lad.sum() < 120  # both outcomes well represented
@@ -123,7 +139,7 @@ def test_matcher_recovers_planted_16_node_pattern():
 def test_large_copy_respects_features():
     rng = np.random.default_rng(4)
     planted = random_pattern(rng, 15)
-    adj, x, owner, _ = toy_graph(rng, [planted])
+    adj, x, _owner, _ = toy_graph(rng, [planted])
     recoloured = LibraryPattern("other", planted.adj, (planted.features + 1) % 3, planted.aut)
     assert find_large_copy(adj, x, [recoloured]) is None
     match = find_large_copy(adj, x, [recoloured, planted])
@@ -214,7 +230,7 @@ def slow_score(adj, nodes, pattern, resp, law) -> float:
 def test_score_copy_matches_term_by_term_evaluation():
     rng = np.random.default_rng(8)
     pattern = random_pattern(rng, 6)
-    adj, x, owner, _ = toy_graph(rng, [pattern], host_sizes=[5, 6, 7, 8, 9])
+    adj, _x, owner, _ = toy_graph(rng, [pattern], host_sizes=[5, 6, 7, 8, 9])
     resp = rng.dirichlet(np.ones(5), size=len(adj))
     for nodes in (np.flatnonzero(owner == 0), np.sort(rng.choice(len(adj), 6, replace=False))):
         expected = slow_score(adj.tolist(), nodes, pattern, resp.tolist(), LAW)
@@ -225,7 +241,7 @@ def test_score_copy_undefined_outside_host_size_support():
     rng = np.random.default_rng(9)
     pattern = random_pattern(rng, 6)
     big = toy_graph(rng, [pattern], host_sizes=[34, 34, 34, 34, 34])[0]  # N = 176 > 170
-    small = toy_graph(rng, [pattern], host_sizes=[5, 5, 5, 5, 4])[0]     # N - m = 24 < 25
+    small = toy_graph(rng, [pattern], host_sizes=[5, 5, 5, 5, 4])[0]  # N - m = 24 < 25
     for adj in (big, small):
         assert math.isnan(score_copy(adj, np.arange(6), pattern, np.full((len(adj), 5), 0.2), LAW))
 
@@ -299,8 +315,13 @@ def test_match_both_equals_the_two_rules_run_apart(sizes):
     adj, x, owner, block = toy_graph(rng, planted)
     short, resp = shortlist_around(rng, owner), true_blocks_resp(block)
     best, rule = match_both(adj, x, library, short, resp, LAW)
-    for together, apart in ((best, match_graph(adj, x, library, short, resp, LAW)),
-                            (rule, largest_match(adj, x, library, short))):
-        assert (together.kind, together.pattern, together.n_candidates) == (apart.kind, apart.pattern,
-                                                                             apart.n_candidates)
+    for together, apart in (
+        (best, match_graph(adj, x, library, short, resp, LAW)),
+        (rule, largest_match(adj, x, library, short)),
+    ):
+        assert (together.kind, together.pattern, together.n_candidates) == (
+            apart.kind,
+            apart.pattern,
+            apart.n_candidates,
+        )
         np.testing.assert_array_equal(together.labels, apart.labels)

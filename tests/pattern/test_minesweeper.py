@@ -9,16 +9,25 @@ import pytest
 
 from graphaudit.data.errors import StatisticsMismatchError
 from graphaudit.data.readers import DataFormatError
-from graphaudit.pattern.minesweeper import (Board, check_regenerated, counts_from_mines, grid_edges, mask_auroc,
-                                            read_official, regenerate_board)
+from graphaudit.pattern.minesweeper import (
+    Board,
+    check_regenerated,
+    counts_from_mines,
+    grid_edges,
+    mask_auroc,
+    read_official,
+    regenerate_board,
+)
 
 
 @pytest.fixture(scope="module")
 def official_path(mirror: Path) -> Path:
     path = mirror / "heterophilous" / "minesweeper.npz"
     if not path.is_file():
-        pytest.skip(f"{path} is not in the data mirror; the official-board checks need the released "
-                    "minesweeper.npz under <mirror>/heterophilous/")
+        pytest.skip(
+            f"{path} is not in the data mirror; the official-board checks need the released "
+            "minesweeper.npz under <mirror>/heterophilous/"
+        )
     return path
 
 
@@ -72,17 +81,27 @@ def test_regenerated_board_equals_the_official_labels_and_features(official_path
 def test_check_regenerated_names_the_difference(regenerated: Board) -> None:
     labels = regenerated.labels.copy()
     labels[:3] = 1 - labels[:3]
-    other = Board(side=100, counts=regenerated.counts, labels=labels, train_masks=regenerated.train_masks,
-                  val_masks=regenerated.val_masks, test_masks=regenerated.test_masks, source="official")
-    with pytest.raises(StatisticsMismatchError, match="labels differ .* in 3 cells"):
+    other = Board(
+        side=100,
+        counts=regenerated.counts,
+        labels=labels,
+        train_masks=regenerated.train_masks,
+        val_masks=regenerated.val_masks,
+        test_masks=regenerated.test_masks,
+        source="official",
+    )
+    with pytest.raises(StatisticsMismatchError, match=r"labels differ .* in 3 cells"):
         check_regenerated(regenerated, other)
 
 
 def test_own_masks_are_stratified_and_disjoint_within_a_split(regenerated: Board) -> None:
     board = regenerated
     assert board.source == "regenerated" and int(board.labels.sum()) == 2000
-    for masks, cells, mines in ((board.train_masks, 5000, 1000), (board.val_masks, 2500, 500),
-                                (board.test_masks, 2500, 500)):
+    for masks, cells, mines in (
+        (board.train_masks, 5000, 1000),
+        (board.val_masks, 2500, 500),
+        (board.test_masks, 2500, 500),
+    ):
         assert masks.shape == (10, 10000)
         assert masks.sum(axis=1).tolist() == [cells] * 10
         assert masks[:, board.labels == 1].sum(axis=1).tolist() == [mines] * 10

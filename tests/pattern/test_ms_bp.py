@@ -22,7 +22,7 @@ def enumerate_marginals(counts: np.ndarray, clamp: np.ndarray | None = None, pri
     if clamp is not None:
         keep &= ((clamp == -1) | (boards == clamp)).reshape(len(boards), -1).all(axis=1)
     ones = boards.reshape(len(boards), -1).sum(axis=1)
-    weight = keep * prior ** ones * (1 - prior) ** (rows * cols - ones)
+    weight = keep * prior**ones * (1 - prior) ** (rows * cols - ones)
     return np.tensordot(weight, boards, axes=1) / weight.sum()
 
 
@@ -67,7 +67,7 @@ def test_bp_is_deterministic_and_checks_its_inputs() -> None:
     counts = np.array([[1, -1, 0], [-1, 2, -1], [0, -1, 1]], dtype=np.int8)
     first, second = belief_propagation(counts, sweeps=30), belief_propagation(counts, sweeps=30)
     assert np.array_equal(first.marginals, second.marginals) and first.last_change == second.last_change
-    with pytest.raises(ValueError, match="-1 \\(unknown\\) or 0..5"):
+    with pytest.raises(ValueError, match=r"-1 \(unknown\) or 0..5"):
         belief_propagation(np.array([[6, -1]]))
     with pytest.raises(ValueError, match="clamp must be"):
         belief_propagation(counts, clamp=np.zeros((2, 2)))
@@ -77,8 +77,8 @@ def test_factor_graph_lists_each_revealed_cells_neighbours() -> None:
     counts = np.array([[0, -1, -1], [-1, -1, -1], [-1, -1, 3]], dtype=np.int8)
     f_count, f_ptr, f_var, v_ptr, v_edge = factor_graph(counts)
     assert f_count.tolist() == [0, 3]
-    assert f_var[f_ptr[0]:f_ptr[1]].tolist() == [1, 3, 4] and f_var[f_ptr[1]:f_ptr[2]].tolist() == [4, 5, 7]
-    assert f_var[v_edge[v_ptr[4]:v_ptr[5]]].tolist() == [4, 4]  # the centre is in both factors
+    assert f_var[f_ptr[0] : f_ptr[1]].tolist() == [1, 3, 4] and f_var[f_ptr[1] : f_ptr[2]].tolist() == [4, 5, 7]
+    assert f_var[v_edge[v_ptr[4] : v_ptr[5]]].tolist() == [4, 4]  # the centre is in both factors
 
 
 def test_inference_reads_only_counts_and_clamps() -> None:

@@ -8,9 +8,21 @@ import numpy as np
 import pytest
 
 from graphaudit.pattern.ms_bp import neighbour_mines
-from graphaudit.pattern.ms_strip import (Annealing, ChainState, combine_chains, enumerate_strip, label_trace_weights,
-                                         run_chain, self_test_full_width, self_test_strips, start_chain, strip_bounds,
-                                         strip_updates, sweep, violated_counts)
+from graphaudit.pattern.ms_strip import (
+    Annealing,
+    ChainState,
+    combine_chains,
+    enumerate_strip,
+    label_trace_weights,
+    run_chain,
+    self_test_full_width,
+    self_test_strips,
+    start_chain,
+    strip_bounds,
+    strip_updates,
+    sweep,
+    violated_counts,
+)
 
 
 def small_board(seed: int, rows: int, cols: int, rate: float = 0.2, revealed: float = 0.5):
@@ -92,8 +104,12 @@ def test_resumed_chain_is_bit_identical(tmp_path: Path) -> None:
     assert whole.phase == "sample" and whole.kept_sweeps > 0  # the run crosses annealing and burn-in
     for name in ("board", "marginal_sum", "marginal_count", "mine_trace", "trace", "violations"):
         assert np.array_equal(getattr(whole, name), getattr(resumed, name)), name
-    assert (whole.rng_state, whole.weight, whole.anneal_sweeps, whole.sample_sweeps) == \
-        (resumed.rng_state, resumed.weight, resumed.anneal_sweeps, resumed.sample_sweeps)
+    assert (whole.rng_state, whole.weight, whole.anneal_sweeps, whole.sample_sweeps) == (
+        resumed.rng_state,
+        resumed.weight,
+        resumed.anneal_sweeps,
+        resumed.sample_sweeps,
+    )
 
 
 def test_trace_weights_touch_only_the_trace() -> None:

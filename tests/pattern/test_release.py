@@ -23,8 +23,9 @@ def test_release_round_trip_and_recovered_pattern_ids(as_release) -> None:
             assert np.array_equal(back.features(g), original.features(g))
             assert np.array_equal(back.labels(g), original.labels(g))
     train = splits["train"]
-    patterns, _ = library_from_labels(planted_pattern(train.adjacency(g), train.features(g), train.labels(g))
-                                      for g in range(train.num_graphs))
+    patterns, _ = library_from_labels(
+        planted_pattern(train.adjacency(g), train.features(g), train.labels(g)) for g in range(train.num_graphs)
+    )
     truth = release_truth(splits["test"], patterns)
     assert truth.pattern_id.tolist() == [0, 0, 1, 1, 2, 2]
     assert (truth.host_sizes == -1).all()

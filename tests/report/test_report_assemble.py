@@ -9,8 +9,7 @@ import pytest
 import yaml
 
 from graphaudit.common.rule import RuleContext
-from graphaudit.report.assemble import (Block, build_report, claims_summary, render_html, render_markdown,
-                                        report_blocks)
+from graphaudit.report.assemble import Block, build_report, claims_summary, render_html, render_markdown, report_blocks
 from graphaudit.report.claims import Verdict
 
 VERDICT_COLUMNS = list(Verdict.__dataclass_fields__)
@@ -18,10 +17,20 @@ VERDICT_COLUMNS = list(Verdict.__dataclass_fields__)
 
 def claims_frame(*rows: tuple[str, str, str]) -> pd.DataFrame:
     """Rows of (study, claim, status) with the rest of the Verdict columns filled in."""
-    records = [dict(study=study, claim=name, description=f"about {name}", kind="exact", paper=1,
-                    reproduced=1 if status == "PASS" else (2 if status == "FAIL" else None), tolerance="±0",
-                    status=status, reason="" if status == "PASS" else f"why {name}")
-               for study, name, status in rows]
+    records = [
+        dict(
+            study=study,
+            claim=name,
+            description=f"about {name}",
+            kind="exact",
+            paper=1,
+            reproduced=1 if status == "PASS" else (2 if status == "FAIL" else None),
+            tolerance="±0",
+            status=status,
+            reason="" if status == "PASS" else f"why {name}",
+        )
+        for study, name, status in rows
+    ]
     return pd.DataFrame(records, columns=VERDICT_COLUMNS)
 
 
@@ -37,8 +46,9 @@ def results_tree(tmp_path: Path) -> Path:
 
 
 def test_claims_summary() -> None:
-    frame = claims_frame(("a", "1", "PASS"), ("a", "2", "PASS"), ("b", "3", "FAIL"), ("b", "4", "NOT RUN"),
-                         ("b", "5", "PASS"))
+    frame = claims_frame(
+        ("a", "1", "PASS"), ("a", "2", "PASS"), ("b", "3", "FAIL"), ("b", "4", "NOT RUN"), ("b", "5", "PASS")
+    )
     assert claims_summary(frame) == "3 PASS, 1 FAIL, 1 NOT RUN"
     assert claims_summary(claims_frame()) == "0 PASS, 0 FAIL, 0 NOT RUN"
     assert claims_summary(claims_frame(("a", "1", "NOT RUN"))) == "0 PASS, 0 FAIL, 1 NOT RUN"
@@ -61,8 +71,16 @@ def test_report_blocks_structure(results_tree: Path) -> None:
         ("h3", "y"),
         ("figure", str(results_tree / "results" / "pattern" / "figures" / "y.png")),
     ]
-    assert list(blocks[6].table.columns) == ["claim", "description", "kind", "paper", "reproduced", "tolerance",
-                                             "status", "reason"]
+    assert list(blocks[6].table.columns) == [
+        "claim",
+        "description",
+        "kind",
+        "paper",
+        "reproduced",
+        "tolerance",
+        "status",
+        "reason",
+    ]
     assert blocks[8].table["note"].tolist() == ["a<b"]
 
 
@@ -70,9 +88,12 @@ def test_report_blocks_data_section_and_unknown_study(tmp_path: Path) -> None:
     datasets = tmp_path / "datasets.csv"
     datasets.write_text("dataset,graphs\nAIDS,2000\n")
     blocks = report_blocks(datasets, claims_frame(("mystery", "m1", "NOT RUN")), [], tmp_path, "paper")
-    assert [(b.kind, b.text) for b in blocks[:4]] == [("h1", "graphaudit report"),
-                                                      ("p", "Scale: paper. Claims: 0 PASS, 0 FAIL, 1 NOT RUN."),
-                                                      ("h2", "Data"), ("table", "")]
+    assert [(b.kind, b.text) for b in blocks[:4]] == [
+        ("h1", "graphaudit report"),
+        ("p", "Scale: paper. Claims: 0 PASS, 0 FAIL, 1 NOT RUN."),
+        ("h2", "Data"),
+        ("table", ""),
+    ]
     assert blocks[3].table["graphs"].tolist() == [2000]
     assert blocks[4] == Block("h2", "mystery: mystery")
     missing = report_blocks(tmp_path / "absent.csv", claims_frame(), [], tmp_path, "ci")
@@ -124,18 +145,43 @@ def test_build_report(results_tree: Path, monkeypatch: pytest.MonkeyPatch) -> No
     (results_tree / "results" / "data").mkdir()
     (results_tree / "results" / "data" / "datasets.csv").write_text("dataset,graphs\nPATTERN,14000\n")
     claims_file = results_tree / "pattern.yaml"
-    claims_file.write_text(yaml.safe_dump({"study": "pattern", "claims": [
-        {"id": "gin_acc", "description": "GIN accuracy", "paper": 0.5, "kind": "statistical", "tolerance": 0.01,
-         "source": {"table": "results/pattern/tables/x.csv", "column": "acc", "where": {"model": "GIN"}}},
-        {"id": "gcn_acc", "paper": 0.9, "kind": "exact",
-         "source": {"table": "results/pattern/tables/x.csv", "column": "acc", "where": {"model": "GIN"}}},
-        {"id": "gpu_only", "paper": 1, "kind": "exact", "requires": "gpu",
-         "source": {"table": "results/pattern/tables/gpu.csv", "column": "acc"}},
-    ]}))
+    claims_file.write_text(
+        yaml.safe_dump(
+            {
+                "study": "pattern",
+                "claims": [
+                    {
+                        "id": "gin_acc",
+                        "description": "GIN accuracy",
+                        "paper": 0.5,
+                        "kind": "statistical",
+                        "tolerance": 0.01,
+                        "source": {"table": "results/pattern/tables/x.csv", "column": "acc", "where": {"model": "GIN"}},
+                    },
+                    {
+                        "id": "gcn_acc",
+                        "paper": 0.9,
+                        "kind": "exact",
+                        "source": {"table": "results/pattern/tables/x.csv", "column": "acc", "where": {"model": "GIN"}},
+                    },
+                    {
+                        "id": "gpu_only",
+                        "paper": 1,
+                        "kind": "exact",
+                        "requires": "gpu",
+                        "source": {"table": "results/pattern/tables/gpu.csv", "column": "acc"},
+                    },
+                ],
+            }
+        )
+    )
     ctx = RuleContext(
         input={"claims": [str(claims_file)], "datasets": "results/data/datasets.csv"},
-        output={"markdown": "results/report/index.md", "html": "results/report/index.html",
-                "claims": "results/report/claims.csv"},
+        output={
+            "markdown": "results/report/index.md",
+            "html": "results/report/index.html",
+            "claims": "results/report/claims.csv",
+        },
         params={"scale": "ci", "studies": ["pattern"]},
     )
     build_report(ctx)

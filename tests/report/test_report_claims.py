@@ -11,11 +11,13 @@ import yaml
 from graphaudit.report.claims import ClaimsFileError, Verdict, evaluate, evaluate_files, load_claims, read_value
 
 TABLE = "results/glad/tables/scores.csv"
-TABLE_TEXT = ("dataset,model,seed,auc,graphs,best\n"
-              "AIDS,GIN,0,0.81,2000,GIN\n"
-              "AIDS,GCN,0,0.70,2000,GIN\n"
-              "MUTAG,GIN,0,,188,GCN\n"
-              "MUTAG,GIN,1,0.60,188,GCN\n")
+TABLE_TEXT = (
+    "dataset,model,seed,auc,graphs,best\n"
+    "AIDS,GIN,0,0.81,2000,GIN\n"
+    "AIDS,GCN,0,0.70,2000,GIN\n"
+    "MUTAG,GIN,0,,188,GCN\n"
+    "MUTAG,GIN,1,0.60,188,GCN\n"
+)
 
 
 @pytest.fixture
@@ -27,9 +29,14 @@ def root(tmp_path: Path) -> Path:
 
 
 def claim(**changes: Any) -> dict[str, Any]:
-    base = {"id": "aids_gin", "description": "GIN AUC on AIDS", "paper": 0.80, "kind": "statistical",
-            "tolerance": 0.05,
-            "source": {"table": TABLE, "column": "auc", "where": {"dataset": "AIDS", "model": "GIN"}}}
+    base = {
+        "id": "aids_gin",
+        "description": "GIN AUC on AIDS",
+        "paper": 0.80,
+        "kind": "statistical",
+        "tolerance": 0.05,
+        "source": {"table": TABLE, "column": "auc", "where": {"dataset": "AIDS", "model": "GIN"}},
+    }
     base.update(changes)
     return base
 
@@ -41,6 +48,7 @@ def write_claims(path: Path, claims: list[dict[str, Any]], study: str = "glad") 
 
 # ---- load_claims ----------------------------------------------------------------------------------------
 
+
 def test_load_claims_ok(tmp_path: Path) -> None:
     path = write_claims(tmp_path / "glad.yaml", [claim(), claim(id="second", kind="exact", paper=2000)])
     study, claims = load_claims(path)
@@ -49,16 +57,19 @@ def test_load_claims_ok(tmp_path: Path) -> None:
     assert claims[0]["source"]["where"] == {"dataset": "AIDS", "model": "GIN"}
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"paper": None}, r"claim 1 \(aids_gin\) lacks the key 'paper'"),
-    ({"source": None}, r"claim 1 \(aids_gin\) lacks the key 'source'"),
-    ({"kind": "approximate"}, r"claim 1 \(aids_gin\): kind must be one of"),
-    ({"kind": "qualitative"}, r"claim 1 \(aids_gin\): a qualitative claim needs expect"),
-    ({"kind": "qualitative", "expect": {"op": "~", "value": 1}}, r"claim 1 \(aids_gin\): a qualitative"),
-    ({"kind": "qualitative", "expect": {"op": ">"}}, r"claim 1 \(aids_gin\): a qualitative"),
-    ({"scales": ["ci", "huge"]}, r"claim 1 \(aids_gin\): unknown scales \['huge'\]"),
-    ({"source": {"table": TABLE}}, r"claim 1 \(aids_gin\): source needs 'table' and 'column'"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"paper": None}, r"claim 1 \(aids_gin\) lacks the key 'paper'"),
+        ({"source": None}, r"claim 1 \(aids_gin\) lacks the key 'source'"),
+        ({"kind": "approximate"}, r"claim 1 \(aids_gin\): kind must be one of"),
+        ({"kind": "qualitative"}, r"claim 1 \(aids_gin\): a qualitative claim needs expect"),
+        ({"kind": "qualitative", "expect": {"op": "~", "value": 1}}, r"claim 1 \(aids_gin\): a qualitative"),
+        ({"kind": "qualitative", "expect": {"op": ">"}}, r"claim 1 \(aids_gin\): a qualitative"),
+        ({"scales": ["ci", "huge"]}, r"claim 1 \(aids_gin\): unknown scales \['huge'\]"),
+        ({"source": {"table": TABLE}}, r"claim 1 \(aids_gin\): source needs 'table' and 'column'"),
+    ],
+)
 def test_load_claims_rejects_bad_claim(tmp_path: Path, bad: dict[str, Any], message: str) -> None:
     entry = claim(**{k: v for k, v in bad.items() if v is not None})
     for key in [k for k, v in bad.items() if v is None]:
@@ -111,11 +122,20 @@ def test_non_mapping_claim(tmp_path: Path) -> None:
 
 # ---- evaluate ---------------------------------------------------------------------------------------------
 
+
 def test_pass_within_tolerance(root: Path) -> None:
     verdict = evaluate("glad", claim(), root, "ci")
-    assert verdict == Verdict(study="glad", claim="aids_gin", description="GIN AUC on AIDS", kind="statistical",
-                              paper=0.80, reproduced=0.81, tolerance="±0.05", status="PASS",
-                              reason="difference 0.01 within tolerance 0.05")
+    assert verdict == Verdict(
+        study="glad",
+        claim="aids_gin",
+        description="GIN AUC on AIDS",
+        kind="statistical",
+        paper=0.80,
+        reproduced=0.81,
+        tolerance="±0.05",
+        status="PASS",
+        reason="difference 0.01 within tolerance 0.05",
+    )
 
 
 def test_pass_at_exact_tolerance_boundary(root: Path) -> None:
@@ -131,8 +151,12 @@ def test_fail_beyond_tolerance(root: Path) -> None:
 
 
 def test_exact_claim_integer(root: Path) -> None:
-    ok = claim(kind="exact", paper=2000, tolerance=0, source={"table": TABLE, "column": "graphs",
-                                                               "where": {"dataset": "AIDS", "model": "GCN"}})
+    ok = claim(
+        kind="exact",
+        paper=2000,
+        tolerance=0,
+        source={"table": TABLE, "column": "graphs", "where": {"dataset": "AIDS", "model": "GCN"}},
+    )
     verdict = evaluate("glad", ok, root, "ci")
     assert (verdict.status, verdict.reproduced, verdict.tolerance) == ("PASS", 2000, "±0")
     assert isinstance(verdict.reproduced, int)
@@ -142,8 +166,9 @@ def test_exact_claim_integer(root: Path) -> None:
 
 
 def test_where_matches_numbers_as_text(root: Path) -> None:
-    c = claim(paper=0.60, tolerance=0, source={"table": TABLE, "column": "auc",
-                                               "where": {"dataset": "MUTAG", "seed": 1}})
+    c = claim(
+        paper=0.60, tolerance=0, source={"table": TABLE, "column": "auc", "where": {"dataset": "MUTAG", "seed": 1}}
+    )
     assert evaluate("glad", c, root, "ci").status == "PASS"
 
 
@@ -154,10 +179,20 @@ def test_empty_cell_fails_as_not_a_number(root: Path) -> None:
     assert verdict.reason == "reproduced value is not a number"
 
 
-@pytest.mark.parametrize("op, value, passed", [
-    (">", 0.80, True), (">", 0.81, False), (">=", 0.81, True), ("<", 0.82, True), ("<", 0.81, False),
-    ("<=", 0.80, False), ("==", 0.81, True), ("!=", 0.81, False), ("!=", 0.5, True),
-])
+@pytest.mark.parametrize(
+    "op, value, passed",
+    [
+        (">", 0.80, True),
+        (">", 0.81, False),
+        (">=", 0.81, True),
+        ("<", 0.82, True),
+        ("<", 0.81, False),
+        ("<=", 0.80, False),
+        ("==", 0.81, True),
+        ("!=", 0.81, False),
+        ("!=", 0.5, True),
+    ],
+)
 def test_qualitative_ops(root: Path, op: str, value: float, passed: bool) -> None:
     c = claim(kind="qualitative", paper="GIN beats chance", expect={"op": op, "value": value})
     verdict = evaluate("glad", c, root, "ci")
@@ -226,12 +261,22 @@ def test_qualitative_equality_on_text_column(root: Path) -> None:
 
 # ---- evaluate_files ----------------------------------------------------------------------------------------
 
+
 def test_evaluate_files_one_row_per_claim(root: Path) -> None:
     first = write_claims(root / "glad.yaml", [claim(), claim(id="too_high", paper=0.95)])
     second = write_claims(root / "pattern.yaml", [claim(id="later", scales=["paper"])], study="pattern")
     frame = evaluate_files([str(first), str(second)], root, "ci")
-    assert list(frame.columns) == ["study", "claim", "description", "kind", "paper", "reproduced", "tolerance",
-                                   "status", "reason"]
+    assert list(frame.columns) == [
+        "study",
+        "claim",
+        "description",
+        "kind",
+        "paper",
+        "reproduced",
+        "tolerance",
+        "status",
+        "reason",
+    ]
     assert frame["study"].tolist() == ["glad", "glad", "pattern"]
     assert frame["claim"].tolist() == ["aids_gin", "too_high", "later"]
     assert frame["status"].tolist() == ["PASS", "FAIL", "NOT RUN"]
@@ -246,8 +291,9 @@ def test_evaluate_files_empty() -> None:
 
 def test_scales_must_be_a_list(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
-    path.write_text("study: s\nclaims:\n  - {id: a, paper: 1, kind: exact, scales: ci,"
-                    " source: {table: t.csv, column: v}}\n")
+    path.write_text(
+        "study: s\nclaims:\n  - {id: a, paper: 1, kind: exact, scales: ci, source: {table: t.csv, column: v}}\n"
+    )
     with pytest.raises(ClaimsFileError, match="scales must be a list"):
         load_claims(path)
 
@@ -259,7 +305,12 @@ def test_integer_column_with_gaps_reads_back_as_integer(tmp_path: Path) -> None:
 
 
 def test_blocked_claim_is_not_run_with_its_reason(tmp_path: Path) -> None:
-    claim = {"id": "g", "paper": 62.1, "kind": "statistical", "blocked": "Appendix H is missing",
-             "source": {"table": "nowhere.csv", "column": "x"}}
+    claim = {
+        "id": "g",
+        "paper": 62.1,
+        "kind": "statistical",
+        "blocked": "Appendix H is missing",
+        "source": {"table": "nowhere.csv", "column": "x"},
+    }
     verdict = evaluate("glad", claim, tmp_path, "paper")
     assert verdict.status == "NOT RUN" and verdict.reason == "Appendix H is missing"

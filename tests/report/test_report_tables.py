@@ -15,22 +15,26 @@ from graphaudit.report.tables import format_cell, to_markdown, write_table
 
 
 def sample_frame() -> pd.DataFrame:
-    return pd.DataFrame({
-        "name": ["a|b", None, "x\ny"],
-        "acc": [0.5, np.nan, 3.14159],
-        "n": [1, 20, 300],
-        "ok": [True, False, True],
-        "big": [12345.6, 0.0001234, 0.0],
-    })
+    return pd.DataFrame(
+        {
+            "name": ["a|b", None, "x\ny"],
+            "acc": [0.5, np.nan, 3.14159],
+            "n": [1, 20, 300],
+            "ok": [True, False, True],
+            "big": [12345.6, 0.0001234, 0.0],
+        }
+    )
 
 
-EXPECTED_MARKDOWN = "\n".join([
-    "| name | acc | n | ok | big |",
-    "|---|---:|---:|---|---:|",
-    "| a\\|b | 0.5 | 1 | True | 1.235e+04 |",
-    "|  |  | 20 | False | 0.0001234 |",
-    "| x y | 3.1416 | 300 | True | 0 |",
-])
+EXPECTED_MARKDOWN = "\n".join(
+    [
+        "| name | acc | n | ok | big |",
+        "|---|---:|---:|---|---:|",
+        "| a\\|b | 0.5 | 1 | True | 1.235e+04 |",
+        "|  |  | 20 | False | 0.0001234 |",
+        "| x y | 3.1416 | 300 | True | 0 |",
+    ]
+)
 
 
 def test_to_markdown_exact_text() -> None:
@@ -42,30 +46,33 @@ def test_to_markdown_header_only_for_empty_frame() -> None:
     assert to_markdown(frame) == "| a | b |\n|---:|---|"
 
 
-@pytest.mark.parametrize("value, text", [
-    (None, ""),
-    (float("nan"), ""),
-    (np.float64("nan"), ""),
-    (1.0, "1"),
-    (0.0, "0"),
-    (0.25, "0.25"),
-    (2.0 / 3.0, "0.6667"),
-    (-2.5, "-2.5"),
-    (9999.5, "9999.5"),
-    (10000.0, "10000"),  # whole floats print as integers (counts in mixed columns)
-    (123456.5, "1.235e+05"),
-    (0.001, "0.001"),
-    (0.00049999, "0.0005"),
-    (0.0009, "0.0009"),
-    (0.00001234567, "1.235e-05"),
-    (np.float64(0.125), "0.125"),
-    (7, "7"),
-    (np.int64(42), "42"),
-    (True, "True"),
-    ("PASS", "PASS"),
-    ("a|b|c", "a\\|b\\|c"),
-    ("two\nlines", "two lines"),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (None, ""),
+        (float("nan"), ""),
+        (np.float64("nan"), ""),
+        (1.0, "1"),
+        (0.0, "0"),
+        (0.25, "0.25"),
+        (2.0 / 3.0, "0.6667"),
+        (-2.5, "-2.5"),
+        (9999.5, "9999.5"),
+        (10000.0, "10000"),  # whole floats print as integers (counts in mixed columns)
+        (123456.5, "1.235e+05"),
+        (0.001, "0.001"),
+        (0.00049999, "0.0005"),
+        (0.0009, "0.0009"),
+        (0.00001234567, "1.235e-05"),
+        (np.float64(0.125), "0.125"),
+        (7, "7"),
+        (np.int64(42), "42"),
+        (True, "True"),
+        ("PASS", "PASS"),
+        ("a|b|c", "a\\|b\\|c"),
+        ("two\nlines", "two lines"),
+    ],
+)
 def test_format_cell(value: object, text: str) -> None:
     assert format_cell(value) == text
 
@@ -92,7 +99,8 @@ def test_write_table_csv_and_markdown(tmp_path: Path) -> None:
     write_table(frame, csv_path, title="Scores")
     assert csv_path.read_text() == "model,acc\nGIN,0.9\nGCN,0.85\n"
     assert (tmp_path / "out" / "scores.md").read_text() == (
-        "# Scores\n\n| model | acc |\n|---|---:|\n| GIN | 0.9 |\n| GCN | 0.85 |\n")
+        "# Scores\n\n| model | acc |\n|---|---:|\n| GIN | 0.9 |\n| GCN | 0.85 |\n"
+    )
     pd.testing.assert_frame_equal(pd.read_csv(csv_path), frame)
 
 

@@ -12,10 +12,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphaudit.selection import (RULES, UB_GOLD_PATIENCE, EvaluationPoint, Flag, NoEligiblePoint, Selection,
-                                  Trajectory, evaluate, expected_random, hp_free, last, mean_auroc_auprc,
-                                  metric_curve, min_train_loss, oracle, oracle_fold_mean, oracle_own, select,
-                                  val_normal)
+from graphaudit.selection import (
+    RULES,
+    UB_GOLD_PATIENCE,
+    EvaluationPoint,
+    Flag,
+    NoEligiblePoint,
+    Selection,
+    Trajectory,
+    evaluate,
+    expected_random,
+    hp_free,
+    last,
+    mean_auroc_auprc,
+    metric_curve,
+    min_train_loss,
+    oracle,
+    oracle_fold_mean,
+    oracle_own,
+    select,
+    val_normal,
+)
 from graphaudit.selection import TestLabels as Labels  # aliased: pytest would try to collect "Test*" names
 
 NAN, INF = float("nan"), float("inf")
@@ -30,17 +47,26 @@ def level_row(level: float) -> np.ndarray:
     return np.r_[level - 0.5, np.arange(100.0)]
 
 
-def trajectory(test: list | np.ndarray, holdout: list | np.ndarray | None = None, loss: list | None = None,
-               epochs: list | None = None, test_ids: np.ndarray | None = None,
-               oracle_scores: list | np.ndarray | None = None) -> Trajectory:
+def trajectory(
+    test: list | np.ndarray,
+    holdout: list | np.ndarray | None = None,
+    loss: list | None = None,
+    epochs: list | None = None,
+    test_ids: np.ndarray | None = None,
+    oracle_scores: list | np.ndarray | None = None,
+) -> Trajectory:
     test = np.asarray(test, dtype=float)
     n_points = len(test)
     holdout = np.zeros((n_points, 2)) if holdout is None else np.asarray(holdout, dtype=float)
-    return Trajectory(epochs=np.arange(1, n_points + 1) * 4 if epochs is None else epochs,
-                      train_loss=np.ones(n_points) if loss is None else loss,
-                      test_ids=np.arange(test.shape[1]) if test_ids is None else test_ids,
-                      test_scores=test, holdout_ids=np.arange(1000, 1000 + holdout.shape[1]),
-                      holdout_scores=holdout, oracle_test_scores=oracle_scores)
+    return Trajectory(
+        epochs=np.arange(1, n_points + 1) * 4 if epochs is None else epochs,
+        train_loss=np.ones(n_points) if loss is None else loss,
+        test_ids=np.arange(test.shape[1]) if test_ids is None else test_ids,
+        test_scores=test,
+        holdout_ids=np.arange(1000, 1000 + holdout.shape[1]),
+        holdout_scores=holdout,
+        oracle_test_scores=oracle_scores,
+    )
 
 
 def levels(values: list[float], **kwargs: object) -> Trajectory:
@@ -57,10 +83,24 @@ def held_out(means: list[float]) -> Trajectory:
 
 
 def test_from_points_aligns_scores_by_graph_id():
-    points = [EvaluationPoint(epoch=4, train_loss=0.5, test_ids=[7, 3, 5], test_scores=[0.7, 0.3, 0.5],
-                              holdout_ids=[9, 8], holdout_scores=[0.9, 0.8]),
-              EvaluationPoint(epoch=8, train_loss=0.4, test_ids=[3, 5, 7], test_scores=[1.3, 1.5, 1.7],
-                              holdout_ids=[8, 9], holdout_scores=[1.8, 1.9])]
+    points = [
+        EvaluationPoint(
+            epoch=4,
+            train_loss=0.5,
+            test_ids=[7, 3, 5],
+            test_scores=[0.7, 0.3, 0.5],
+            holdout_ids=[9, 8],
+            holdout_scores=[0.9, 0.8],
+        ),
+        EvaluationPoint(
+            epoch=8,
+            train_loss=0.4,
+            test_ids=[3, 5, 7],
+            test_scores=[1.3, 1.5, 1.7],
+            holdout_ids=[8, 9],
+            holdout_scores=[1.8, 1.9],
+        ),
+    ]
     run = Trajectory.from_points(points)
     assert run.test_ids.tolist() == [3, 5, 7] and run.holdout_ids.tolist() == [8, 9]
     assert run.test_scores.tolist() == [[0.3, 0.5, 0.7], [1.3, 1.5, 1.7]]
@@ -72,66 +112,90 @@ def test_from_points_aligns_scores_by_graph_id():
 
 
 def test_from_points_keeps_nonfinite_scores():
-    point = EvaluationPoint(epoch=1, train_loss=NAN, test_ids=[1, 2], test_scores=[NAN, INF],
-                            holdout_ids=[3], holdout_scores=[-INF])
+    point = EvaluationPoint(
+        epoch=1, train_loss=NAN, test_ids=[1, 2], test_scores=[NAN, INF], holdout_ids=[3], holdout_scores=[-INF]
+    )
     run = Trajectory.from_points([point])
     assert np.isnan(run.test_scores[0, 0]) and np.isinf(run.test_scores[0, 1])
     assert np.isneginf(run.holdout_scores[0, 0]) and np.isnan(run.train_loss[0])
 
 
 def _point(epoch: int, test_ids: list[int], holdout_ids: list[int] = (8,), **kwargs: object) -> EvaluationPoint:
-    return EvaluationPoint(epoch=epoch, train_loss=0.0, test_ids=test_ids, test_scores=np.zeros(len(test_ids)),
-                           holdout_ids=list(holdout_ids), holdout_scores=np.zeros(len(holdout_ids)), **kwargs)
+    return EvaluationPoint(
+        epoch=epoch,
+        train_loss=0.0,
+        test_ids=test_ids,
+        test_scores=np.zeros(len(test_ids)),
+        holdout_ids=list(holdout_ids),
+        holdout_scores=np.zeros(len(holdout_ids)),
+        **kwargs,
+    )
 
 
-@pytest.mark.parametrize("points, message", [
-    ([_point(4, [1, 2]), _point(8, [1, 3])], "test_ids differ from epoch 4's: missing ids \\[2\\]"),
-    ([_point(4, [1, 2]), _point(8, [1, 2], holdout_ids=[9])], "holdout_ids differ"),
-    ([_point(4, [1, 2]), _point(8, [1, 2, 3])], "test_ids differ"),
-    ([_point(4, [1, 1])], "not unique"),
-    ([EvaluationPoint(4, 0.0, [1, 2], [0.0], [8], [0.0])], "test_scores has shape"),
-    ([_point(8, [1, 2]), _point(4, [1, 2])], "strictly increase"),
-    ([_point(4, [1, 2]), _point(4, [1, 2])], "strictly increase"),
-    ([_point(4, [1, 2], oracle_test_scores=[0.0, 1.0]), _point(8, [1, 2])], "at every evaluation point"),
-    ([], "at least one evaluation point"),
-])
+@pytest.mark.parametrize(
+    "points, message",
+    [
+        ([_point(4, [1, 2]), _point(8, [1, 3])], "test_ids differ from epoch 4's: missing ids \\[2\\]"),
+        ([_point(4, [1, 2]), _point(8, [1, 2], holdout_ids=[9])], "holdout_ids differ"),
+        ([_point(4, [1, 2]), _point(8, [1, 2, 3])], "test_ids differ"),
+        ([_point(4, [1, 1])], "not unique"),
+        ([EvaluationPoint(4, 0.0, [1, 2], [0.0], [8], [0.0])], "test_scores has shape"),
+        ([_point(8, [1, 2]), _point(4, [1, 2])], "strictly increase"),
+        ([_point(4, [1, 2]), _point(4, [1, 2])], "strictly increase"),
+        ([_point(4, [1, 2], oracle_test_scores=[0.0, 1.0]), _point(8, [1, 2])], "at every evaluation point"),
+        ([], "at least one evaluation point"),
+    ],
+)
 def test_from_points_rejects_misaligned_records(points, message):
     with pytest.raises(ValueError, match=message):
         Trajectory.from_points(points)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"test_ids": [1, 0]}, "sorted and unique"),
-    ({"test_ids": [0.0, 1.0]}, "integer graph ids"),
-    ({"test_ids": []}, "at least one test graph"),
-    ({"epochs": [4.0]}, "integers"),
-    ({"epochs": []}, "non-empty"),
-    ({"test_scores": [[0.0, 1.0, 2.0]]}, "test_scores has shape"),
-    ({"holdout_scores": [[0.0], [1.0]]}, "holdout_scores has shape"),
-    ({"train_loss": [1.0, 2.0]}, "train_loss has shape"),
-    ({"oracle_test_scores": [[0.0]]}, "oracle_test_scores has shape"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"test_ids": [1, 0]}, "sorted and unique"),
+        ({"test_ids": [0.0, 1.0]}, "integer graph ids"),
+        ({"test_ids": []}, "at least one test graph"),
+        ({"epochs": [4.0]}, "integers"),
+        ({"epochs": []}, "non-empty"),
+        ({"test_scores": [[0.0, 1.0, 2.0]]}, "test_scores has shape"),
+        ({"holdout_scores": [[0.0], [1.0]]}, "holdout_scores has shape"),
+        ({"train_loss": [1.0, 2.0]}, "train_loss has shape"),
+        ({"oracle_test_scores": [[0.0]]}, "oracle_test_scores has shape"),
+    ],
+)
 def test_trajectory_validates_shapes_and_ids(change, message):
-    fields = dict(epochs=[4], train_loss=[0.1], test_ids=[0, 1], test_scores=[[0.0, 1.0]], holdout_ids=[5],
-                  holdout_scores=[[0.5]])
+    fields = dict(
+        epochs=[4], train_loss=[0.1], test_ids=[0, 1], test_scores=[[0.0, 1.0]], holdout_ids=[5], holdout_scores=[[0.5]]
+    )
     with pytest.raises(ValueError, match=message):
         Trajectory(**{**fields, **change})
 
 
 def test_a_run_without_holdout_is_valid_but_val_normal_refuses_it():
-    run = Trajectory(epochs=[4], train_loss=[0.1], test_ids=[0, 1], test_scores=[[0.0, 1.0]], holdout_ids=[],
-                     holdout_scores=np.zeros((1, 0)))
+    run = Trajectory(
+        epochs=[4],
+        train_loss=[0.1],
+        test_ids=[0, 1],
+        test_scores=[[0.0, 1.0]],
+        holdout_ids=[],
+        holdout_scores=np.zeros((1, 0)),
+    )
     assert last(run).index == 0
     with pytest.raises(NoEligiblePoint, match="held-out"):
         val_normal(run)
 
 
-@pytest.mark.parametrize("ids, labels, message", [
-    ([0, 1], [1, 1], "both classes"),
-    ([0, 1], [0, 2], "0 \\(normal\\) or 1"),
-    ([1, 0], [0, 1], "sorted and unique"),
-    ([0, 1, 2], [0, 1], "shape"),
-])
+@pytest.mark.parametrize(
+    "ids, labels, message",
+    [
+        ([0, 1], [1, 1], "both classes"),
+        ([0, 1], [0, 2], "0 \\(normal\\) or 1"),
+        ([1, 0], [0, 1], "sorted and unique"),
+        ([0, 1, 2], [0, 1], "shape"),
+    ],
+)
 def test_labels_validate(ids, labels, message):
     with pytest.raises(ValueError, match=message):
         Labels(ids=ids, labels=labels)
@@ -140,7 +204,7 @@ def test_labels_validate(ids, labels, message):
 def test_labels_for_other_graphs_are_refused():
     run = levels([60.0])
     other = Labels(ids=np.arange(1, 102), labels=np.r_[1, np.zeros(100, dtype=int)])
-    with pytest.raises(ValueError, match="missing ids \\[0\\].*unexpected ids \\[101\\]"):
+    with pytest.raises(ValueError, match=r"missing ids \[0\].*unexpected ids \[101\]"):
         oracle(run, other)
     with pytest.raises(ValueError, match="different graphs"):
         evaluate(last(run), run, other)
@@ -158,8 +222,15 @@ def test_trajectory_has_no_place_for_labels():
     with pytest.raises(TypeError, match="cannot be subclassed"):
         type("LabelledTrajectory", (Trajectory,), {})
     with pytest.raises(TypeError):
-        Trajectory(epochs=[4], train_loss=[0.0], test_ids=[0, 1], test_scores=[[0.0, 1.0]], holdout_ids=[],
-                   holdout_scores=np.zeros((1, 0)), labels=[0, 1])
+        Trajectory(
+            epochs=[4],
+            train_loss=[0.0],
+            test_ids=[0, 1],
+            test_scores=[[0.0, 1.0]],
+            holdout_ids=[],
+            holdout_scores=np.zeros((1, 0)),
+            labels=[0, 1],
+        )
 
 
 LABEL_FREE = sorted(name for name, rule in RULES.items() if rule.label_free)
@@ -248,11 +319,14 @@ def test_val_normal_uses_the_mean_not_a_single_score():
     assert val_normal(run).index == 1  # means 5 vs 4, though point 0 has the lowest single score
 
 
-@pytest.mark.parametrize("means, expected", [
-    ([NAN, 2.0, 1.0], 2),
-    ([-INF, 2.0, 3.0], 1),  # -inf is "lowest" but not finite: never selected
-    ([INF, 5.0, NAN], 1),
-])
+@pytest.mark.parametrize(
+    "means, expected",
+    [
+        ([NAN, 2.0, 1.0], 2),
+        ([-INF, 2.0, 3.0], 1),  # -inf is "lowest" but not finite: never selected
+        ([INF, 5.0, NAN], 1),
+    ],
+)
 def test_val_normal_never_selects_a_nonfinite_mean(means, expected):
     chosen = val_normal(held_out(means))
     assert chosen.index == expected and Flag.NONFINITE_CRITERION in chosen.flags
@@ -446,8 +520,9 @@ score_values = st.one_of(st.floats(-5, 5, allow_nan=False), st.sampled_from([NAN
 def runs(draw: st.DrawFn) -> Trajectory:
     n_points = draw(st.integers(1, 12))
     n_holdout = draw(st.integers(1, 4))
-    holdout = draw(st.lists(st.lists(score_values, min_size=n_holdout, max_size=n_holdout),
-                            min_size=n_points, max_size=n_points))
+    holdout = draw(
+        st.lists(st.lists(score_values, min_size=n_holdout, max_size=n_holdout), min_size=n_points, max_size=n_points)
+    )
     loss = draw(st.lists(score_values, min_size=n_points, max_size=n_points))
     return trajectory(np.zeros((n_points, 2)) + [0.0, 1.0], holdout=holdout, loss=loss)
 
@@ -490,8 +565,10 @@ def reference_oracle(curve: list[float], patience: int | None) -> tuple[int | No
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.one_of(st.integers(0, 100).map(float), st.just(NAN)), min_size=1, max_size=25),
-       st.one_of(st.none(), st.integers(1, 6)))
+@given(
+    st.lists(st.one_of(st.integers(0, 100).map(float), st.just(NAN)), min_size=1, max_size=25),
+    st.one_of(st.none(), st.integers(1, 6)),
+)
 def test_property_oracle_matches_the_record_breaking_reference(curve, patience):
     chosen = oracle_own(levels(curve), LEVEL_LABELS, patience=patience)
     selected, stopped = reference_oracle(curve, patience)

@@ -5,9 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphaudit.stats.classification import (batch_mean, bootstrap_weights, class_weighted_accuracy,
-                                             confusion_counts, graph_bootstrap, paired_difference,
-                                             percentile_interval, plain_accuracy)
+from graphaudit.stats.classification import (
+    batch_mean,
+    bootstrap_weights,
+    class_weighted_accuracy,
+    confusion_counts,
+    graph_bootstrap,
+    paired_difference,
+    percentile_interval,
+    plain_accuracy,
+)
 
 # graph 0: 4 host nodes (1 wrong), 2 pattern nodes (both right); graph 1: 3 host (right), 1 pattern (missed)
 TRUTH = [np.array([0, 0, 0, 0, 1, 1]), np.array([0, 0, 0, 1])]

@@ -5,15 +5,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphaudit.stats.convergence import (auc_spread, between_chain_sd_quantile, ess_bulk, half_difference,
-                                          potential_scale_reduction, rank_normalise, split_chains, split_rhat)
+from graphaudit.stats.convergence import (
+    auc_spread,
+    between_chain_sd_quantile,
+    ess_bulk,
+    half_difference,
+    potential_scale_reduction,
+    rank_normalise,
+    split_chains,
+    split_rhat,
+)
 
 
 def ar1(rng: np.random.Generator, rho: float, chains: int, draws: int) -> np.ndarray:
     """Stationary AR(1) chains x_t = rho x_{t-1} + e_t (unit innovations)."""
     noise = rng.normal(size=(chains, draws))
     x = np.empty_like(noise)
-    x[:, 0] = noise[:, 0] / np.sqrt(1 - rho ** 2)
+    x[:, 0] = noise[:, 0] / np.sqrt(1 - rho**2)
     for t in range(1, draws):
         x[:, t] = rho * x[:, t - 1] + noise[:, t]
     return x

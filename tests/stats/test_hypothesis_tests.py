@@ -20,7 +20,7 @@ def test_signed_rank_hand_case() -> None:
 def test_smallest_exact_p_with_nine_datasets_is_2_over_512() -> None:
     x = np.linspace(60, 70, 9)
     result = wilcoxon_signed_rank(x + np.arange(1, 10), x)
-    assert result.p_value == 2 / 2 ** 9  # spec 7.1: 0.0039
+    assert result.p_value == 2 / 2**9  # spec 7.1: 0.0039
     assert result.p_value == stats.wilcoxon(np.arange(1.0, 10.0), method="exact").pvalue
 
 

@@ -6,15 +6,23 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from graphaudit.stats.ranking import (average_ranks, dataset_ranks, friedman, kendall_tau_b, kendall_tau_b_rows,
-                                      leaderboard_agreement, nemenyi_cd, nemenyi_q, top_k, top_k_changed)
+from graphaudit.stats.ranking import (
+    average_ranks,
+    dataset_ranks,
+    friedman,
+    kendall_tau_b,
+    kendall_tau_b_rows,
+    leaderboard_agreement,
+    nemenyi_cd,
+    nemenyi_q,
+    top_k,
+    top_k_changed,
+)
 from graphaudit.stats.resampling import dataset_resamples, resampled_means
 
 # (methods, datasets): A, B, C on 4 datasets. Ranks per dataset (1 = best):
 # d1 A1 B2 C3, d2 A1 C2 B3, d3 B1 A2 C3, d4 A1 C2 B3 -> mean ranks 1.25, 2.25, 2.5
-TABLE = np.array([[0.90, 0.85, 0.60, 0.90],
-                  [0.80, 0.75, 0.70, 0.60],
-                  [0.70, 0.80, 0.50, 0.70]])
+TABLE = np.array([[0.90, 0.85, 0.60, 0.90], [0.80, 0.75, 0.70, 0.60], [0.70, 0.80, 0.50, 0.70]])
 
 
 def test_kendall_tau_b_with_ties_by_hand_and_scipy() -> None:
@@ -50,8 +58,10 @@ def test_top_k_sets_ties_and_direction() -> None:
     assert top_k(np.array([3.0, 5.0, 5.0, 1.0]), k=1, higher_is_better=False).tolist() == [3]
     assert not top_k_changed([5, 4, 3, 2, 1], [4, 5, 3, 1, 2])  # order inside the top 3 does not matter
     assert top_k_changed([5, 4, 3, 2, 1], [5, 4, 1, 3, 2])
-    assert top_k_changed([[5, 4, 3, 2, 1], [1, 2, 3, 4, 5]], [[4, 5, 3, 1, 2], [5, 4, 3, 2, 1]]).tolist() == \
-        [False, True]
+    assert top_k_changed([[5, 4, 3, 2, 1], [1, 2, 3, 4, 5]], [[4, 5, 3, 1, 2], [5, 4, 3, 2, 1]]).tolist() == [
+        False,
+        True,
+    ]
     with pytest.raises(ValueError, match="1 <= k < methods"):
         top_k(np.arange(3.0), k=3)
 
@@ -74,13 +84,18 @@ def test_leaderboard_agreement_on_dataset_resamples() -> None:
     oracle = rng.normal(70, 5, size=(12, 9))
     val_normal = oracle - rng.uniform(0, 8, size=(12, 9))
     resamples = dataset_resamples(9, np.random.default_rng(0), 400)
-    result = leaderboard_agreement(oracle.mean(axis=1), val_normal.mean(axis=1),
-                                   resampled_means(oracle, resamples), resampled_means(val_normal, resamples))
+    result = leaderboard_agreement(
+        oracle.mean(axis=1),
+        val_normal.mean(axis=1),
+        resampled_means(oracle, resamples),
+        resampled_means(val_normal, resamples),
+    )
     assert result.tau_b == pytest.approx(stats.kendalltau(oracle.mean(axis=1), val_normal.mean(axis=1)).statistic)
     assert -1.0 <= result.low <= result.high <= 1.0
     first = resamples[0]
-    assert kendall_tau_b_rows(resampled_means(oracle, resamples), resampled_means(val_normal, resamples))[0] == \
-        pytest.approx(kendall_tau_b(oracle[:, first].mean(axis=1), val_normal[:, first].mean(axis=1)))
+    assert kendall_tau_b_rows(resampled_means(oracle, resamples), resampled_means(val_normal, resamples))[
+        0
+    ] == pytest.approx(kendall_tau_b(oracle[:, first].mean(axis=1), val_normal[:, first].mean(axis=1)))
 
 
 def test_ranks_within_datasets_with_average_ties() -> None:
@@ -109,7 +124,7 @@ def test_friedman_with_ties_uses_demsar_formula_without_tie_correction() -> None
     tied = TABLE.copy()
     tied[1, 0] = 0.90  # A and B share ranks 1.5 on d1: rank sums 5.5, 8.5, 10
     result = friedman(tied)
-    assert result.chi2 == pytest.approx(12 / (4 * 3 * 4) * (5.5 ** 2 + 8.5 ** 2 + 10 ** 2) - 3 * 4 * 4)  # 2.625
+    assert result.chi2 == pytest.approx(12 / (4 * 3 * 4) * (5.5**2 + 8.5**2 + 10**2) - 3 * 4 * 4)  # 2.625
     # scipy divides by 1 - sum(t^3 - t) / (N k (k^2 - 1)) = 1 - 6 / 96
     assert stats.friedmanchisquare(*tied).statistic == pytest.approx(result.chi2 / (1 - 6 / 96))
 

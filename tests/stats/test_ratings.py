@@ -56,8 +56,9 @@ def _sklearn_ratings(scores: np.ndarray, weights: np.ndarray, l2: float) -> np.n
     x[np.arange(len(first)), first], x[np.arange(len(first)), second] = np.log(10.0), -np.log(10.0)
     y = np.concatenate([np.ones(len(first)), np.zeros(len(first))])
     w = np.concatenate([outcome * weight, (1.0 - outcome) * weight])
-    model = LogisticRegression(C=1.0 / l2 if l2 else np.inf, fit_intercept=False, solver="newton-cg", tol=1e-12,
-                               max_iter=1000)
+    model = LogisticRegression(
+        C=1.0 / l2 if l2 else np.inf, fit_intercept=False, solver="newton-cg", tol=1e-12, max_iter=1000
+    )
     model.fit(np.vstack([x, x])[w > 0], y[w > 0], sample_weight=w[w > 0])
     beta = model.coef_[0] - model.coef_[0].mean()
     return 400.0 * beta + 1000.0

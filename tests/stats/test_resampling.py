@@ -6,10 +6,22 @@ import numpy as np
 import pytest
 
 from graphaudit.stats.metrics import auroc
-from graphaudit.stats.resampling import (DATASET_RESAMPLES, dataset_bootstrap, dataset_resamples, fold_bootstrap,
-                                         fold_resampled_means, fold_resamples, permutation_null, pooled_mean,
-                                         resampled_means, selection_gain, selection_on_noise, trajectory_auroc,
-                                         two_way_bootstrap, two_way_resamples)
+from graphaudit.stats.resampling import (
+    DATASET_RESAMPLES,
+    dataset_bootstrap,
+    dataset_resamples,
+    fold_bootstrap,
+    fold_resampled_means,
+    fold_resamples,
+    permutation_null,
+    pooled_mean,
+    resampled_means,
+    selection_gain,
+    selection_on_noise,
+    trajectory_auroc,
+    two_way_bootstrap,
+    two_way_resamples,
+)
 
 
 def test_dataset_resamples_are_seeded_and_have_the_spec_size() -> None:

@@ -72,11 +72,13 @@ def test_asymptotic_and_exact_equal_scipy(n: int) -> None:
         d = np.round(rng.normal(0.3, 1.0, size=n), 1)
         d[:2] = 0.0
         ours = wilcoxon_signed_rank(d, zero_method="pratt", method="asymptotic")
-        assert ours.p_value == pytest.approx(stats.wilcoxon(d, zero_method="pratt", method="asymptotic").pvalue,
-                                             rel=1e-12)
+        assert ours.p_value == pytest.approx(
+            stats.wilcoxon(d, zero_method="pratt", method="asymptotic").pvalue, rel=1e-12
+        )
         untied = rng.normal(size=n)
         assert wilcoxon_signed_rank(untied, zero_method="pratt", method="exact").p_value == pytest.approx(
-            stats.wilcoxon(untied, method="exact").pvalue, rel=1e-12)
+            stats.wilcoxon(untied, method="exact").pvalue, rel=1e-12
+        )
     d = np.round(rng.normal(0.3, 1.0, size=10), 1)
     d[0] = 0.0
     assert wilcoxon_signed_rank(d, zero_method="pratt", method="exact").p_value == pytest.approx(brute_force_p(d))

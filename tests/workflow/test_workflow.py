@@ -27,8 +27,7 @@ def workflow_copy(where: Path) -> Path:
 
 def snakemake(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, **(env or {})}
-    return subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=environment,
-                          timeout=600)
+    return subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=environment, timeout=600)
 
 
 @pytest.fixture(scope="module")
@@ -91,11 +90,14 @@ def test_slurm_profile_dry_run(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
 
 
-@pytest.mark.parametrize("change, key", [
-    ({"scale": "huge"}, "scale"),
-    ({"data": {"download": {"retries": 0}}}, "retries"),
-    ({"data": {"mirrror": "/tmp"}}, "mirrror"),
-])
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ({"scale": "huge"}, "scale"),
+        ({"data": {"download": {"retries": 0}}}, "retries"),
+        ({"data": {"mirrror": "/tmp"}}, "mirrror"),
+    ],
+)
 def test_schema_violation_names_the_key(tmp_path, change, key):
     copy = workflow_copy(tmp_path)
     (copy / "config" / "bad.yaml").write_text(yaml.safe_dump(change))

@@ -3,7 +3,7 @@ import graphaudit.pattern.cluster_tasks as cluster_tasks
 import graphaudit.pattern.minesweeper_tasks as ms_tasks
 
 CLUSTER = {**config["pattern"]["cluster"], "seed": config["seed"]}
-CLUSTER_VARIANTS = list(CLUSTER["variants"])
+CLUSTER_VARIANTS = list(CLUSTER["run"])
 CLUSTER_OUT = f"{PATTERN_OUT}/cluster"
 MINESWEEPER = {**config["pattern"]["minesweeper"], "seed": config["seed"]}
 MS_OUT = f"{PATTERN_OUT}/minesweeper"
@@ -59,7 +59,7 @@ rule cluster_score:
         differences=f"{PATTERN_OUT}/tables/cluster_differences.csv",
     params:
         entry="graphaudit.pattern.cluster_tasks:cluster_score",
-        cluster={k: CLUSTER[k] for k in ("seed", "variants")},
+        cluster={"seed": CLUSTER["seed"], "variants": {v: CLUSTER["variants"][v] for v in CLUSTER_VARIANTS}},
         replicates=config["pattern"]["bootstrap"]["replicates"],
         batch=config["pattern"]["batch"],
     log:

@@ -23,24 +23,38 @@ from graphaudit.pattern.cluster import ClusterLaw, revealed_nodes
 from graphaudit.pattern.cluster_sampler import ChainTrace, block_pairs, sample_chain, size_shift
 from graphaudit.pattern.graphs import DenseGraphs
 
-__all__ = ["bench_cluster_gibbs", "bench_rows", "random_start", "reference_chain", "reference_node_log_weights",
-           "reference_swap_log_ratio"]
+__all__ = [
+    "bench_cluster_gibbs",
+    "bench_rows",
+    "random_start",
+    "reference_chain",
+    "reference_node_log_weights",
+    "reference_swap_log_ratio",
+]
 
 log = logging.getLogger(__name__)
 
 PEER = "numpy node-by-node reference"
 
 
-def reference_node_log_weights(nbr_v: np.ndarray, sizes: np.ndarray, current: int, log_b: np.ndarray,
-                               log_1mb: np.ndarray, prior: str, size_range: tuple[int, int]) -> np.ndarray:
+def reference_node_log_weights(
+    nbr_v: np.ndarray,
+    sizes: np.ndarray,
+    current: int,
+    log_b: np.ndarray,
+    log_1mb: np.ndarray,
+    prior: str,
+    size_range: tuple[int, int],
+) -> np.ndarray:
     """Block log-weights of one unlabelled node in numpy (the same rule as the numba kernel)."""
     own = (np.arange(len(sizes)) == current).astype(np.int64)
     weights = log_b @ nbr_v + log_1mb @ (sizes - own - nbr_v) + np.log(sizes - own + size_shift(prior))
     return np.where(allowed_blocks(sizes, current, size_range), weights, -np.inf)
 
 
-def reference_swap_log_ratio(adj: np.ndarray, z: np.ndarray, revealed: np.ndarray, a: int, b: int,
-                             log_b: np.ndarray, log_1mb: np.ndarray) -> float:
+def reference_swap_log_ratio(
+    adj: np.ndarray, z: np.ndarray, revealed: np.ndarray, a: int, b: int, log_b: np.ndarray, log_1mb: np.ndarray
+) -> float:
     """log P(swapped) - log P(current) from the pairs between the revealed nodes of a, b and the unlabelled
     nodes of a, b, counted directly from the adjacency rows."""
     ra, rb = revealed[a], revealed[b]
@@ -51,13 +65,21 @@ def reference_swap_log_ratio(adj: np.ndarray, z: np.ndarray, revealed: np.ndarra
         count = int(members.sum())
         for anchor, block in ((ra, a), (rb, b)):
             edges = int(adj[anchor, members].sum())
-            total += (edges * (log_b[then, block] - log_b[now, block])
-                      + (count - edges) * (log_1mb[then, block] - log_1mb[now, block]))
+            total += edges * (log_b[then, block] - log_b[now, block]) + (count - edges) * (
+                log_1mb[then, block] - log_1mb[now, block]
+            )
     return total
 
 
-def reference_chain(adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, start: np.ndarray,
-                    node_uniforms: np.ndarray, swap_uniforms: np.ndarray, prior: str) -> ChainTrace:
+def reference_chain(
+    adj: np.ndarray,
+    law: ClusterLaw,
+    revealed: np.ndarray,
+    start: np.ndarray,
+    node_uniforms: np.ndarray,
+    swap_uniforms: np.ndarray,
+    prior: str,
+) -> ChainTrace:
     """:func:`graphaudit.pattern.cluster_sampler.sample_chain` in numpy, one update at a time."""
     adj = as_adjacency(adj)
     log_b, log_1mb = log_blocks(law.block_matrix())
@@ -105,8 +127,13 @@ def random_start(n: int, law: ClusterLaw, revealed: np.ndarray, rng: np.random.G
     return z
 
 
-def bench_rows(graphs: list[tuple[np.ndarray, np.ndarray]], seed: int, sweeps: int, prior: str = "revealed",
-               law: ClusterLaw = ClusterLaw()) -> list[dict]:
+def bench_rows(
+    graphs: list[tuple[np.ndarray, np.ndarray]],
+    seed: int,
+    sweeps: int,
+    prior: str = "revealed",
+    law: ClusterLaw = ClusterLaw(),
+) -> list[dict]:
     """Time ``sweeps`` sweeps per graph ((adjacency, features) pairs), numba against numpy, on the same start
     and uniforms; raise if the chains differ. One row per graph (both sides do the same node-updates and
     swap proposals, so peer_s / ours_s is the ratio of sweeps per second)."""
@@ -120,17 +147,29 @@ def bench_rows(graphs: list[tuple[np.ndarray, np.ndarray]], seed: int, sweeps: i
         if index == 0:  # compile outside the timings
             sample_chain(adj, law, revealed, start, node_u[:1], swap_u[:1], prior)
         chains: dict[str, ChainTrace] = {}
-        ours_s = best_time(lambda: chains.update(ours=sample_chain(adj, law, revealed, start, node_u, swap_u, prior)),
-                           REPEATS)
-        peer_s = best_time(lambda: chains.update(peer=reference_chain(adj, law, revealed, start, node_u, swap_u,
-                                                                      prior)), 1)
+        ours_s = best_time(
+            lambda: chains.update(ours=sample_chain(adj, law, revealed, start, node_u, swap_u, prior)), REPEATS
+        )
+        peer_s = best_time(
+            lambda: chains.update(peer=reference_chain(adj, law, revealed, start, node_u, swap_u, prior)), 1
+        )
         ours, peer = chains["ours"], chains["peer"]
-        if (ours.entered_range != peer.entered_range or not np.array_equal(ours.assignments, peer.assignments)
-                or not np.array_equal(ours.accepted, peer.accepted)):
+        if (
+            ours.entered_range != peer.entered_range
+            or not np.array_equal(ours.assignments, peer.assignments)
+            or not np.array_equal(ours.accepted, peer.accepted)
+        ):
             raise RuntimeError(f"graph {index}: numba and numpy CLUSTER chains differ on the same uniforms")
         log.info("graph %d (N=%d): numba %.4fs, numpy %.2fs, ratio %.0f", index, n, ours_s, peer_s, peer_s / ours_s)
-        rows.append({"benchmark": "cluster_gibbs", "input": f"graph {index}: N={n}, {sweeps} sweeps",
-                     "ours_s": ours_s, "peer": PEER, "peer_s": peer_s})
+        rows.append(
+            {
+                "benchmark": "cluster_gibbs",
+                "input": f"graph {index}: N={n}, {sweeps} sweeps",
+                "ours_s": ours_s,
+                "peer": PEER,
+                "peer_s": peer_s,
+            }
+        )
     return rows
 
 
@@ -138,10 +177,19 @@ def bench_cluster_gibbs(ctx: RuleContext) -> None:
     """Rule entry: the first graphs of a regenerated CLUSTER set; one row with the summed timings."""
     graphs = DenseGraphs.load(ctx.input["graphs"])
     count, sweeps = min(int(ctx.params["graphs"]), graphs.num_graphs), int(ctx.params["sweeps"])
-    rows = bench_rows([(graphs.adjacency(g), graphs.features(g)) for g in range(count)],
-                      stable_seed("bench", "cluster_gibbs"), sweeps)
+    rows = bench_rows(
+        [(graphs.adjacency(g), graphs.features(g)) for g in range(count)], stable_seed("bench", "cluster_gibbs"), sweeps
+    )
     nodes = sum(graphs.size(g) for g in range(count))
-    write_bench(ctx.output["table"], [{"benchmark": "cluster_gibbs",
-                                       "input": f"{count} CLUSTER graphs ({nodes} nodes) x {sweeps} sweeps",
-                                       "ours_s": sum(r["ours_s"] for r in rows), "peer": PEER,
-                                       "peer_s": sum(r["peer_s"] for r in rows)}])
+    write_bench(
+        ctx.output["table"],
+        [
+            {
+                "benchmark": "cluster_gibbs",
+                "input": f"{count} CLUSTER graphs ({nodes} nodes) x {sweeps} sweeps",
+                "ours_s": sum(r["ours_s"] for r in rows),
+                "peer": PEER,
+                "peer_s": sum(r["peer_s"] for r in rows),
+            }
+        ],
+    )

@@ -66,25 +66,43 @@ def bench_glad_training(ctx: RuleContext) -> None:
         for backend in backends:
             build = detector_builder(catalogue, settings, width, backend, run_facts(graphs))
             rows.append(_timed_row(build, data, recorded, dataset, detector, backend))
-            log.info("%s (%s): %.1f graphs/s, recording overhead %.1f%%", detector, backend,
-                     rows[-1]["train_graphs_per_s"], 100 * rows[-1]["recording_overhead"])
+            log.info(
+                "%s (%s): %.1f graphs/s, recording overhead %.1f%%",
+                detector,
+                backend,
+                rows[-1]["train_graphs_per_s"],
+                100 * rows[-1]["recording_overhead"],
+            )
     table = pd.DataFrame(rows)
     peer = table[table["backend"] == "ubgold"].set_index("detector")["train_graphs_per_s"]
-    table["speedup_vs_ubgold"] = [row.train_graphs_per_s / peer[row.detector]
-                                  if row.backend == "own" and row.detector in peer.index else float("nan")
-                                  for row in table.itertuples()]
+    table["speedup_vs_ubgold"] = [
+        row.train_graphs_per_s / peer[row.detector]
+        if row.backend == "own" and row.detector in peer.index
+        else float("nan")
+        for row in table.itertuples()
+    ]
     write_table(table, ctx.output["table"], title="Benchmark glad_training")
 
 
-def _timed_row(build, data: RunGraphs, recorded: TrainConfig, dataset: str, detector: str, backend: str
-               ) -> dict[str, object]:
+def _timed_row(
+    build, data: RunGraphs, recorded: TrainConfig, dataset: str, detector: str, backend: str
+) -> dict[str, object]:
     silent = dataclasses.replace(recorded, eval_freq=recorded.num_epoch + 1)
     timed_run(build, data, dataclasses.replace(silent, num_epoch=1, eval_freq=2))  # warm-up, untimed
     pairs = [(timed_run(build, data, recorded), timed_run(build, data, silent)) for _ in range(REPEATS)]
     with_records, without = min(p[0] for p in pairs), min(p[1] for p in pairs)
     epochs = recorded.num_epoch
-    return {"benchmark": "glad_training", "input": f"{dataset} fold 0, {len(data.train)} fit graphs",
-            "detector": detector, "backend": backend, "epochs": epochs, "eval_freq": recorded.eval_freq,
-            "evaluations": epochs // recorded.eval_freq, "scored_per_evaluation": len(data.test) + len(data.holdout),
-            "train_graphs_per_s": len(data.train) * epochs / without, "s_per_epoch_silent": without / epochs,
-            "s_per_epoch_recorded": with_records / epochs, "recording_overhead": (with_records - without) / without}
+    return {
+        "benchmark": "glad_training",
+        "input": f"{dataset} fold 0, {len(data.train)} fit graphs",
+        "detector": detector,
+        "backend": backend,
+        "epochs": epochs,
+        "eval_freq": recorded.eval_freq,
+        "evaluations": epochs // recorded.eval_freq,
+        "scored_per_evaluation": len(data.test) + len(data.holdout),
+        "train_graphs_per_s": len(data.train) * epochs / without,
+        "s_per_epoch_silent": without / epochs,
+        "s_per_epoch_recorded": with_records / epochs,
+        "recording_overhead": (with_records - without) / without,
+    }

@@ -20,14 +20,23 @@ MAX_K = 5
 def first_graphs(graphs: GraphSet, count: int) -> GraphSet:
     """The structure (no labels) of the first ``count`` graphs of a set."""
     count = min(count, graphs.num_graphs)
-    return GraphSet(name=graphs.name, node_ptr=graphs.node_ptr[:count + 1], edge_ptr=graphs.edge_ptr[:count + 1],
-                    edges=graphs.edges[:graphs.edge_ptr[count]], directed=graphs.directed)
+    return GraphSet(
+        name=graphs.name,
+        node_ptr=graphs.node_ptr[: count + 1],
+        edge_ptr=graphs.edge_ptr[: count + 1],
+        edges=graphs.edges[: graphs.edge_ptr[count]],
+        directed=graphs.directed,
+    )
 
 
 def peer(graphs: GraphSet) -> np.ndarray:
     """The brute force, graph by graph: every k-subset tested with networkx."""
-    return np.stack([graphlet_counts_bruteforce(graphs.graph_edges(g), graphs.graph_size(g), MAX_K)
-                     for g in range(graphs.num_graphs)])
+    return np.stack(
+        [
+            graphlet_counts_bruteforce(graphs.graph_edges(g), graphs.graph_size(g), MAX_K)
+            for g in range(graphs.num_graphs)
+        ]
+    )
 
 
 def bench_graphlets(ctx: RuleContext) -> None:
@@ -44,8 +53,24 @@ def bench_graphlets(ctx: RuleContext) -> None:
     differ = np.flatnonzero(np.any(counts["ours"] != counts["peer"], axis=1))
     if len(differ):
         raise RuntimeError(f"{name}: ESU and brute-force graphlet counts differ on graphs {differ[:10].tolist()}")
-    log.info("%s first %d graphs: %d graphlets; ours %.4fs, networkx %.1fs, ratio %.0f", name, graphs.num_graphs,
-             int(counts["ours"].sum()), ours_s, peer_s, peer_s / ours_s)
-    write_bench(ctx.output["table"], [{"benchmark": "graphlets", "input": f"{name} first {graphs.num_graphs} graphs",
-                                       "ours_s": ours_s, "peer": "networkx brute-force enumeration",
-                                       "peer_s": peer_s}])
+    log.info(
+        "%s first %d graphs: %d graphlets; ours %.4fs, networkx %.1fs, ratio %.0f",
+        name,
+        graphs.num_graphs,
+        int(counts["ours"].sum()),
+        ours_s,
+        peer_s,
+        peer_s / ours_s,
+    )
+    write_bench(
+        ctx.output["table"],
+        [
+            {
+                "benchmark": "graphlets",
+                "input": f"{name} first {graphs.num_graphs} graphs",
+                "ours_s": ours_s,
+                "peer": "networkx brute-force enumeration",
+                "peer_s": peer_s,
+            }
+        ],
+    )

@@ -43,12 +43,13 @@ def large_detection_graphs(directed: bool, count: int, seed: int = 0) -> list[Gr
 def _check_same(pattern: str, ours: Sequence[Answer], peer: Sequence[Answer]) -> None:
     for g, (a, b) in enumerate(zip(ours, peer, strict=True)):
         if a != b:
-            raise RuntimeError(f"{pattern}, graph {g}: solver finds {len(a)} occurrences, VF2 {len(b)} "
-                               f"(first differing: {sorted(set(a) ^ set(b))[:3]})")
+            raise RuntimeError(
+                f"{pattern}, graph {g}: solver finds {len(a)} occurrences, VF2 {len(b)} "
+                f"(first differing: {sorted(set(a) ^ set(b))[:3]})"
+            )
 
 
-def _time_engine(engine: Engine, graphs: Sequence[Graph], pattern: str, repeats: int
-                 ) -> tuple[float, list[Answer]]:
+def _time_engine(engine: Engine, graphs: Sequence[Graph], pattern: str, repeats: int) -> tuple[float, list[Answer]]:
     """Best wall time of ``engine`` over all graphs, and its answers."""
     answers: list[Answer] = []
 
@@ -58,8 +59,9 @@ def _time_engine(engine: Engine, graphs: Sequence[Graph], pattern: str, repeats:
     return best_time(run, repeats), answers
 
 
-def bench_rows(graphs: Sequence[Graph], patterns: Sequence[str], direction: str,
-               repeats: int = REPEATS) -> list[dict[str, object]]:
+def bench_rows(
+    graphs: Sequence[Graph], patterns: Sequence[str], direction: str, repeats: int = REPEATS
+) -> list[dict[str, object]]:
     """Time both engines on every pattern over ``graphs`` (of one ``direction``: undirected or directed);
     one row per pattern and a last one for their sum."""
     occurrences(graphs[0], patterns[0])  # untimed warm-up: numba compiles or loads its cache
@@ -69,14 +71,33 @@ def bench_rows(graphs: Sequence[Graph], patterns: Sequence[str], direction: str,
         peer_s, peer = _time_engine(networkx_occurrences, graphs, pattern, 1)
         _check_same(pattern, ours, peer)
         found = sum(len(answer) for answer in ours)
-        log.info("%s %s: ours %.4fs, VF2 %.2fs, ratio %.0f (%d occurrences)", direction, pattern, ours_s, peer_s,
-                 peer_s / ours_s, found)
-        rows.append({"benchmark": f"llm_occurrence_{pattern}",
-                     "input": f"{len(graphs)} {direction} detection graphs, {found} induced occurrences",
-                     "ours_s": ours_s, "peer": PEER, "peer_s": peer_s})
-    rows.append({"benchmark": f"llm_occurrence_{direction}_all",
-                 "input": f"{len(graphs)} {direction} detection graphs, {len(patterns)} patterns",
-                 "ours_s": sum(r["ours_s"] for r in rows), "peer": PEER, "peer_s": sum(r["peer_s"] for r in rows)})
+        log.info(
+            "%s %s: ours %.4fs, VF2 %.2fs, ratio %.0f (%d occurrences)",
+            direction,
+            pattern,
+            ours_s,
+            peer_s,
+            peer_s / ours_s,
+            found,
+        )
+        rows.append(
+            {
+                "benchmark": f"llm_occurrence_{pattern}",
+                "input": f"{len(graphs)} {direction} detection graphs, {found} induced occurrences",
+                "ours_s": ours_s,
+                "peer": PEER,
+                "peer_s": peer_s,
+            }
+        )
+    rows.append(
+        {
+            "benchmark": f"llm_occurrence_{direction}_all",
+            "input": f"{len(graphs)} {direction} detection graphs, {len(patterns)} patterns",
+            "ours_s": sum(r["ours_s"] for r in rows),
+            "peer": PEER,
+            "peer_s": sum(r["peer_s"] for r in rows),
+        }
+    )
     return rows
 
 
@@ -85,8 +106,12 @@ def bench_llm_occurrence(ctx: RuleContext) -> None:
     count, seed = int(ctx.params["graphs"]), int(ctx.params.get("seed", 0))
     undirected = bench_rows(large_detection_graphs(False, count, seed), UNDIRECTED_PATTERNS, "undirected")
     directed = bench_rows(large_detection_graphs(True, count, seed), DIRECTED_PATTERNS, "directed")
-    total = {"benchmark": "llm_occurrence_total", "input": f"{count} + {count} large detection graphs, 9 patterns",
-             "ours_s": undirected[-1]["ours_s"] + directed[-1]["ours_s"], "peer": PEER,
-             "peer_s": undirected[-1]["peer_s"] + directed[-1]["peer_s"]}
+    total = {
+        "benchmark": "llm_occurrence_total",
+        "input": f"{count} + {count} large detection graphs, 9 patterns",
+        "ours_s": undirected[-1]["ours_s"] + directed[-1]["ours_s"],
+        "peer": PEER,
+        "peer_s": undirected[-1]["peer_s"] + directed[-1]["peer_s"],
+    }
     log.info("llm_occurrence, all nine patterns: ratio %.0f", total["peer_s"] / total["ours_s"])
     write_bench(ctx.output["table"], [*undirected, *directed, total])

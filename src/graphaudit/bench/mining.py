@@ -54,8 +54,9 @@ def _has_gspan_mining() -> bool:
     return importlib.util.find_spec("gspan_mining") is not None
 
 
-def bench_dataset(name: str, graphs: list[LabeledGraph], sigma: float, upper: int, repeats: int,
-                  workdir: Path) -> list[dict[str, object]]:
+def bench_dataset(
+    name: str, graphs: list[LabeledGraph], sigma: float, upper: int, repeats: int, workdir: Path
+) -> list[dict[str, object]]:
     """Rows for one database; every engine must report the same number of patterns."""
     found: dict[str, int] = {}
     label = f"{name} sigma={sigma} upper={upper}"
@@ -67,23 +68,51 @@ def bench_dataset(name: str, graphs: list[LabeledGraph], sigma: float, upper: in
     if _has_gspan_mining():
         threshold = min_support_count(len(graphs), sigma)
         peer_s = best_time(lambda: found.update(peer=gspan_mining_count(path, threshold, upper)), repeats)
-        rows.append({"benchmark": "gspan_own", "input": label, "ours_s": own_s,
-                     "peer": "gspan-mining 0.2.3 (pure Python)", "peer_s": peer_s})
+        rows.append(
+            {
+                "benchmark": "gspan_own",
+                "input": label,
+                "ours_s": own_s,
+                "peer": "gspan-mining 0.2.3 (pure Python)",
+                "peer_s": peer_s,
+            }
+        )
     else:
         log.warning("gspan-mining is not installed (pip install gspan-mining==0.2.3): its rows are left out")
     engine = resolve_backend("auto", GBOLT_MAX_PROJECTION)
     default_s = best_time(lambda: found.update(default=len(mine_patterns(graphs, sigma, upper))), repeats)
     if "peer" in found:
-        rows.append({"benchmark": f"gspan_default_{engine}", "input": label, "ours_s": default_s,
-                     "peer": "gspan-mining 0.2.3 (pure Python)", "peer_s": rows[0]["peer_s"]})
+        rows.append(
+            {
+                "benchmark": f"gspan_default_{engine}",
+                "input": label,
+                "ours_s": default_s,
+                "peer": "gspan-mining 0.2.3 (pure Python)",
+                "peer_s": rows[0]["peer_s"],
+            }
+        )
     if engine == "gbolt":
         bare_s = best_time(lambda: bare_gbolt(path, sigma, upper), repeats)
-        rows.append({"benchmark": "gspan_default_end_to_end", "input": label, "ours_s": default_s,
-                     "peer": "bare gBolt binary (fast-gspan 0.1.3)", "peer_s": bare_s})
+        rows.append(
+            {
+                "benchmark": "gspan_default_end_to_end",
+                "input": label,
+                "ours_s": default_s,
+                "peer": "bare gBolt binary (fast-gspan 0.1.3)",
+                "peer_s": bare_s,
+            }
+        )
     if len(set(found.values())) != 1:
         raise RuntimeError(f"{label}: engines disagree on the number of patterns: {found}")
-    log.info("%s: %d patterns; own %.3fs, default (%s) %.3fs, peers %s", label, found["own"], own_s, engine,
-             default_s, {r["peer"]: round(float(r["peer_s"]), 3) for r in rows})
+    log.info(
+        "%s: %d patterns; own %.3fs, default (%s) %.3fs, peers %s",
+        label,
+        found["own"],
+        own_s,
+        engine,
+        default_s,
+        {r["peer"]: round(float(r["peer_s"]), 3) for r in rows},
+    )
     return rows
 
 

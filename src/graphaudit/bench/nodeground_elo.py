@@ -32,8 +32,9 @@ PEER = "scikit-learn LogisticRegression per round (newton-cg, tol 1e-12)"
 log = logging.getLogger(__name__)
 
 
-def synthetic_cohort(methods: int, datasets: int, partitions: int, seed: int = 0
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def synthetic_cohort(
+    methods: int, datasets: int, partitions: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scores ``(methods, units)`` (method skill + dataset level + noise, rounded so some battles tie), each
     unit's dataset and its weight 1 / partitions."""
     rng = rng_for("bench", "nodeground_elo", methods, datasets, partitions, seed)
@@ -83,12 +84,25 @@ def bench_nodeground_elo(ctx: RuleContext) -> None:
     gap = float(np.abs(result["ours"] - result["peer"]).max())
     if gap > TOLERANCE:
         raise RuntimeError(f"Bradley-Terry ratings differ from scikit-learn's by {gap:.3g} Elo points")
-    log.info("nodeground_elo: ours %.3fs, peer %.1fs, ratio %.0f, largest rating difference %.2g", ours_s, peer_s,
-             peer_s / ours_s, gap)
+    log.info(
+        "nodeground_elo: ours %.3fs, peer %.1fs, ratio %.0f, largest rating difference %.2g",
+        ours_s,
+        peer_s,
+        peer_s / ours_s,
+        gap,
+    )
     units = datasets * partitions
-    write_bench(ctx.output["table"], [{
-        "benchmark": "nodeground_elo",
-        "input": f"{methods} methods x {datasets} datasets x {partitions} partitions "
-                 f"({units * methods * (methods - 1) // 2} battles), {rounds} dataset-bootstrap rounds; "
-                 f"largest rating difference {gap:.2g}",
-        "ours_s": ours_s, "peer": PEER, "peer_s": peer_s}])
+    write_bench(
+        ctx.output["table"],
+        [
+            {
+                "benchmark": "nodeground_elo",
+                "input": f"{methods} methods x {datasets} datasets x {partitions} partitions "
+                f"({units * methods * (methods - 1) // 2} battles), {rounds} dataset-bootstrap rounds; "
+                f"largest rating difference {gap:.2g}",
+                "ours_s": ours_s,
+                "peer": PEER,
+                "peer_s": peer_s,
+            }
+        ],
+    )

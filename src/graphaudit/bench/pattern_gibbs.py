@@ -14,7 +14,6 @@ import numpy as np
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.pattern.graphs import DenseGraphs
 from graphaudit.pattern.blind import (
     PATTERN_BLOCKS,
     SIZE_RANGE,
@@ -25,14 +24,22 @@ from graphaudit.pattern.blind import (
     log_blocks,
     sample_chain,
 )
+from graphaudit.pattern.graphs import DenseGraphs
 
 log = logging.getLogger(__name__)
 
 REPEATS = 3
 
 
-def reference_log_weights(nbr_v: np.ndarray, sizes: np.ndarray, current: int, log_b: np.ndarray,
-                          log_1mb: np.ndarray, size_prior: bool, size_range: tuple[int, int]) -> np.ndarray:
+def reference_log_weights(
+    nbr_v: np.ndarray,
+    sizes: np.ndarray,
+    current: int,
+    log_b: np.ndarray,
+    log_1mb: np.ndarray,
+    size_prior: bool,
+    size_range: tuple[int, int],
+) -> np.ndarray:
     """Block log-weights of one node in numpy (the same rule as the numba kernel)."""
     own = np.zeros(len(sizes), dtype=np.int64)
     own[current] = 1
@@ -52,8 +59,14 @@ def allowed_blocks(sizes: np.ndarray, current: int, size_range: tuple[int, int])
     return allowed
 
 
-def reference_chain(adj: np.ndarray, blocks: np.ndarray, start: np.ndarray, uniforms: np.ndarray,
-                    size_prior: bool, size_range: tuple[int, int] = SIZE_RANGE) -> ChainTrace:
+def reference_chain(
+    adj: np.ndarray,
+    blocks: np.ndarray,
+    start: np.ndarray,
+    uniforms: np.ndarray,
+    size_prior: bool,
+    size_range: tuple[int, int] = SIZE_RANGE,
+) -> ChainTrace:
     """:func:`graphaudit.pattern.blind.sample_chain` in numpy, one node-update at a time."""
     adj = as_adjacency(adj).astype(bool)
     log_b, log_1mb = log_blocks(blocks)
@@ -97,16 +110,23 @@ def bench_rows(graphs: list[np.ndarray], seed: int, sweeps: int) -> list[dict]:
         n = len(adj)
         start, uniforms = balanced_start(n, k, rng), rng.random((sweeps, n))
         chains: dict[str, ChainTrace] = {}
-        ours_s = best_time(lambda: chains.update(ours=sample_chain(adj, PATTERN_BLOCKS, start, uniforms, True)),
-                           REPEATS)
-        peer_s = best_time(lambda: chains.update(peer=reference_chain(adj, PATTERN_BLOCKS, start, uniforms, True)),
-                           1)
+        ours_s = best_time(
+            lambda: chains.update(ours=sample_chain(adj, PATTERN_BLOCKS, start, uniforms, True)), REPEATS
+        )
+        peer_s = best_time(lambda: chains.update(peer=reference_chain(adj, PATTERN_BLOCKS, start, uniforms, True)), 1)
         ours, peer = chains["ours"], chains["peer"]
         if ours.entered_range != peer.entered_range or not np.array_equal(ours.assignments, peer.assignments):
             raise RuntimeError(f"graph {index}: numba and numpy Gibbs chains differ on the same uniforms")
         log.info("graph %d (N=%d): numba %.4fs, numpy %.2fs, ratio %.0f", index, n, ours_s, peer_s, peer_s / ours_s)
-        rows.append({"benchmark": "pattern_gibbs", "input": f"graph {index}: N={n}, {sweeps} sweeps",
-                     "ours_s": ours_s, "peer": "numpy node-by-node reference", "peer_s": peer_s})
+        rows.append(
+            {
+                "benchmark": "pattern_gibbs",
+                "input": f"graph {index}: N={n}, {sweeps} sweeps",
+                "ours_s": ours_s,
+                "peer": "numpy node-by-node reference",
+                "peer_s": peer_s,
+            }
+        )
     return rows
 
 
@@ -116,8 +136,15 @@ def bench_pattern_gibbs(ctx: RuleContext) -> None:
     count, sweeps = min(int(ctx.params["graphs"]), graphs.num_graphs), int(ctx.params["sweeps"])
     rows = bench_rows([graphs.adjacency(g) for g in range(count)], stable_seed("bench", "pattern_gibbs"), sweeps)
     nodes = sum(graphs.size(g) for g in range(count))
-    write_bench(ctx.output["table"], [{"benchmark": "pattern_gibbs",
-                                       "input": f"{count} PATTERN graphs ({nodes} nodes) x {sweeps} sweeps",
-                                       "ours_s": sum(r["ours_s"] for r in rows),
-                                       "peer": "numpy node-by-node reference",
-                                       "peer_s": sum(r["peer_s"] for r in rows)}])
+    write_bench(
+        ctx.output["table"],
+        [
+            {
+                "benchmark": "pattern_gibbs",
+                "input": f"{count} PATTERN graphs ({nodes} nodes) x {sweeps} sweeps",
+                "ours_s": sum(r["ours_s"] for r in rows),
+                "peer": "numpy node-by-node reference",
+                "peer_s": sum(r["peer_s"] for r in rows),
+            }
+        ],
+    )

@@ -25,9 +25,20 @@ from graphaudit.common.seeds import stable_seed
 from graphaudit.pattern.blind import pattern_blind_posterior
 from graphaudit.pattern.canon import LibraryPattern, load_library
 from graphaudit.pattern.graphs import DenseGraphs
-from graphaudit.pattern.matcher import (COPY_CAP, LARGE_MIN, Candidate, Match, MatchResult, decide_match,
-                                        distinct_node_sets, fit_host, host_size_law, largest_first, match_graph,
-                                        shortlist)
+from graphaudit.pattern.matcher import (
+    COPY_CAP,
+    LARGE_MIN,
+    Candidate,
+    Match,
+    MatchResult,
+    decide_match,
+    distinct_node_sets,
+    fit_host,
+    host_size_law,
+    largest_first,
+    match_graph,
+    shortlist,
+)
 
 SHORTLIST = 60
 
@@ -47,8 +58,9 @@ def _matcher(graph: nx.Graph, pattern: LibraryPattern) -> isomorphism.GraphMatch
     return isomorphism.GraphMatcher(graph, _nx_graph(pattern.adj, pattern.features), node_match=_same_feature)
 
 
-def vf2_large_copy(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern],
-                   min_size: int = LARGE_MIN) -> Match | None:
+def vf2_large_copy(
+    adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], min_size: int = LARGE_MIN
+) -> Match | None:
     """:func:`~graphaudit.pattern.matcher.find_large_copy` with VF2: first copy of the largest pattern that has one."""
     graph = _nx_graph(adj, features)
     for k in largest_first(library, min_size):
@@ -59,8 +71,14 @@ def vf2_large_copy(adj: np.ndarray, features: np.ndarray, library: Sequence[Libr
     return None
 
 
-def vf2_small_copies(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern],
-                     shortlist: np.ndarray, max_size: int = LARGE_MIN - 1, cap: int = COPY_CAP) -> list[Candidate]:
+def vf2_small_copies(
+    adj: np.ndarray,
+    features: np.ndarray,
+    library: Sequence[LibraryPattern],
+    shortlist: np.ndarray,
+    max_size: int = LARGE_MIN - 1,
+    cap: int = COPY_CAP,
+) -> list[Candidate]:
     """:func:`~graphaudit.pattern.matcher.enumerate_small_copies` with VF2 (every mapping, then node sets)."""
     shortlist = np.asarray(shortlist, dtype=np.int64)
     graph = _nx_graph(adj[np.ix_(shortlist, shortlist)], features[shortlist])
@@ -75,8 +93,14 @@ def vf2_small_copies(adj: np.ndarray, features: np.ndarray, library: Sequence[Li
     return candidates
 
 
-def reference_match_graph(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern],
-                          shortlist: np.ndarray, resp_host: np.ndarray, law: np.ndarray) -> MatchResult:
+def reference_match_graph(
+    adj: np.ndarray,
+    features: np.ndarray,
+    library: Sequence[LibraryPattern],
+    shortlist: np.ndarray,
+    resp_host: np.ndarray,
+    law: np.ndarray,
+) -> MatchResult:
     """:func:`~graphaudit.pattern.matcher.match_graph` with the VF2 searches."""
     large = vf2_large_copy(adj, features, library)
     candidates = [] if large is not None else vf2_small_copies(adj, features, library, shortlist)
@@ -88,8 +112,10 @@ def _check_same(ours: Sequence[MatchResult], peer: Sequence[MatchResult]) -> int
     other_copy = 0
     for g, (a, b) in enumerate(zip(ours, peer, strict=True)):
         if (a.kind, a.pattern, a.n_candidates) != (b.kind, b.pattern, b.n_candidates):
-            raise RuntimeError(f"graph {g}: matcher gives {a.kind}/{a.pattern}/{a.n_candidates}, "
-                               f"VF2 reference {b.kind}/{b.pattern}/{b.n_candidates}")
+            raise RuntimeError(
+                f"graph {g}: matcher gives {a.kind}/{a.pattern}/{a.n_candidates}, "
+                f"VF2 reference {b.kind}/{b.pattern}/{b.n_candidates}"
+            )
         if not np.array_equal(a.labels, b.labels):
             if a.kind != "large":
                 raise RuntimeError(f"graph {g}: matcher and VF2 reference label different nodes ({a.kind})")
@@ -97,8 +123,12 @@ def _check_same(ours: Sequence[MatchResult], peer: Sequence[MatchResult]) -> int
     return other_copy
 
 
-def bench_rows(graphs: Sequence[tuple[np.ndarray, np.ndarray]], library: Sequence[LibraryPattern],
-               shortlists: Sequence[np.ndarray], host_fits: Sequence[np.ndarray]) -> list[dict[str, object]]:
+def bench_rows(
+    graphs: Sequence[tuple[np.ndarray, np.ndarray]],
+    library: Sequence[LibraryPattern],
+    shortlists: Sequence[np.ndarray],
+    host_fits: Sequence[np.ndarray],
+) -> list[dict[str, object]]:
     """Time :func:`match_graph` and the VF2 reference on the same (adjacency, features) graphs, with their
     shortlists and host memberships (``resp``); check the decisions agree; one row for :func:`write_bench`."""
     law = host_size_law()
@@ -112,10 +142,23 @@ def bench_rows(graphs: Sequence[tuple[np.ndarray, np.ndarray]], library: Sequenc
     ours_s = best_time(lambda: run("ours", match_graph), 1)
     peer_s = best_time(lambda: run("peer", reference_match_graph), 1)
     other_copy = _check_same(results["ours"], results["peer"])
-    log.info("pattern matcher, %d graphs: ours %.3fs, VF2 %.1fs, ratio %.0f; %d graphs with another large copy",
-             len(jobs), ours_s, peer_s, peer_s / ours_s, other_copy)
-    return [{"benchmark": "pattern_matcher", "input": f"{len(jobs)} graphs, library of {len(library)} patterns",
-             "ours_s": ours_s, "peer": "networkx VF2 GraphMatcher", "peer_s": peer_s}]
+    log.info(
+        "pattern matcher, %d graphs: ours %.3fs, VF2 %.1fs, ratio %.0f; %d graphs with another large copy",
+        len(jobs),
+        ours_s,
+        peer_s,
+        peer_s / ours_s,
+        other_copy,
+    )
+    return [
+        {
+            "benchmark": "pattern_matcher",
+            "input": f"{len(jobs)} graphs, library of {len(library)} patterns",
+            "ours_s": ours_s,
+            "peer": "networkx VF2 GraphMatcher",
+            "peer_s": peer_s,
+        }
+    ]
 
 
 def bench_pattern_matcher(ctx: RuleContext) -> None:
@@ -126,7 +169,9 @@ def bench_pattern_matcher(ctx: RuleContext) -> None:
     chosen = [k * per_pattern for k in range(min(count, len(library)))]
     pairs = [(graphs.adjacency(g), graphs.features(g)) for g in chosen]
     seeds = [stable_seed("bench", "pattern_matcher", g) for g in chosen]
-    shortlists = [shortlist(pattern_blind_posterior(adj, seed, size_prior=False, sweeps=250, burn_in=50).posterior,
-                            SHORTLIST) for (adj, _), seed in zip(pairs, seeds)]
+    shortlists = [
+        shortlist(pattern_blind_posterior(adj, seed, size_prior=False, sweeps=250, burn_in=50).posterior, SHORTLIST)
+        for (adj, _), seed in zip(pairs, seeds)
+    ]
     fits = [fit_host(adj, np.random.default_rng(seed)) for (adj, _), seed in zip(pairs, seeds)]
     write_bench(ctx.output["table"], bench_rows(pairs, library[:count], shortlists, fits))

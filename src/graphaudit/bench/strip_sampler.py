@@ -22,8 +22,13 @@ from graphaudit.pattern.minesweeper import Board
 from graphaudit.pattern.ms_bp import COUNT_CAP, MINE_RATE, UNKNOWN
 from graphaudit.pattern.ms_strip import SOFT_FLOOR, STRIP_WIDTH, StripDraw, strip_updates
 
-__all__ = ["bench_rows", "bench_strip_sampler", "reference_row_potential", "reference_strip_update",
-           "reference_strip_updates"]
+__all__ = [
+    "bench_rows",
+    "bench_strip_sampler",
+    "reference_row_potential",
+    "reference_strip_update",
+    "reference_strip_updates",
+]
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +42,9 @@ def _bits(width: int) -> np.ndarray:
     return (np.arange(1 << width)[:, None] >> np.arange(width)[None, :]) & 1
 
 
-def reference_row_potential(board: np.ndarray, counts: np.ndarray, c0: int, width: int, t: int,
-                            weight: float | None) -> np.ndarray:
+def reference_row_potential(
+    board: np.ndarray, counts: np.ndarray, c0: int, width: int, t: int, weight: float | None
+) -> np.ndarray:
     """(S, S, S) potential of strip rows (t-1, t, t+1) for the revealed counts of row t touching the strip."""
     height, n_cols = board.shape
     bits = _bits(width)
@@ -47,8 +53,12 @@ def reference_row_potential(board: np.ndarray, counts: np.ndarray, c0: int, widt
     for c in range(max(0, c0 - 1), min(n_cols, c0 + width + 1)):
         if counts[t, c] == UNKNOWN:
             continue
-        outside = sum(int(board[r, cc]) for r in (t - 1, t, t + 1) for cc in (c - 1, c, c + 1)
-                      if 0 <= r < height and 0 <= cc < n_cols and (r, cc) != (t, c) and not c0 <= cc < c0 + width)
+        outside = sum(
+            int(board[r, cc])
+            for r in (t - 1, t, t + 1)
+            for cc in (c - 1, c, c + 1)
+            if 0 <= r < height and 0 <= cc < n_cols and (r, cc) != (t, c) and not c0 <= cc < c0 + width
+        )
         near = np.abs(np.arange(width) + c0 - c) <= 1
         up = bits[:, near].sum(axis=1) if t - 1 >= 0 else np.zeros(size, dtype=np.int64)
         mid = bits[:, near & (np.arange(width) + c0 != c)].sum(axis=1)
@@ -68,13 +78,20 @@ def _draw(weights: np.ndarray, uniform: float) -> int:
     return min(int(np.searchsorted(cumulative, uniform * cumulative[-1], side="right")), len(weights) - 1)
 
 
-def reference_strip_update(board: np.ndarray, counts: np.ndarray, c0: int, width: int, uniforms: np.ndarray,
-                           weight: float | None = None, prior: float = MINE_RATE) -> StripDraw:
+def reference_strip_update(
+    board: np.ndarray,
+    counts: np.ndarray,
+    c0: int,
+    width: int,
+    uniforms: np.ndarray,
+    weight: float | None = None,
+    prior: float = MINE_RATE,
+) -> StripDraw:
     """One strip update in numpy, row by row: the new board (a copy) and the strip's marginals (1, H, width)."""
     board, counts = np.asarray(board, dtype=np.uint8), np.asarray(counts)
     height, size = board.shape[0], 1 << width
     ones = _bits(width).sum(axis=1)
-    prior_row = prior ** ones * (1.0 - prior) ** (width - ones)
+    prior_row = prior**ones * (1.0 - prior) ** (width - ones)
     phi = np.stack([reference_row_potential(board, counts, c0, width, t, weight) for t in range(height)])
     alpha = np.empty((height - 1, size, size))
     alpha[0] = prior_row[:, None] * prior_row[None, :] * phi[0, 0]
@@ -100,12 +117,19 @@ def reference_strip_update(board: np.ndarray, counts: np.ndarray, c0: int, width
     for t in range(height - 3, -1, -1):
         rows[t] = _draw(alpha[t][:, rows[t + 1]] * phi[t + 1][:, rows[t + 1], rows[t + 2]], uniforms[height - 2 - t])
     new = board.copy()
-    new[:, c0:c0 + width] = bits[rows]
+    new[:, c0 : c0 + width] = bits[rows]
     return StripDraw(board=new, marginals=marginals[None])
 
 
-def reference_strip_updates(board: np.ndarray, counts: np.ndarray, starts: np.ndarray, width: int,
-                            uniforms: np.ndarray, weight: float | None = None, prior: float = MINE_RATE) -> StripDraw:
+def reference_strip_updates(
+    board: np.ndarray,
+    counts: np.ndarray,
+    starts: np.ndarray,
+    width: int,
+    uniforms: np.ndarray,
+    weight: float | None = None,
+    prior: float = MINE_RATE,
+) -> StripDraw:
     """:func:`graphaudit.pattern.ms_strip.strip_updates` in numpy: the strips one after the other."""
     draws = []
     for c0, row in zip(np.atleast_1d(starts), np.atleast_2d(uniforms)):
@@ -119,8 +143,10 @@ def _states(board: Board, rng: np.random.Generator) -> list[tuple[str, np.ndarra
     prior draw (soft updates at the annealing cap)."""
     side = board.side
     prior_draw = (rng.random((side, side)) < MINE_RATE).astype(np.uint8)
-    return [("hard, valid board", board.labels.reshape(side, side).astype(np.uint8), None),
-            (f"soft (weight {SOFT_WEIGHT:g}), prior draw", prior_draw, SOFT_WEIGHT)]
+    return [
+        ("hard, valid board", board.labels.reshape(side, side).astype(np.uint8), None),
+        (f"soft (weight {SOFT_WEIGHT:g}), prior draw", prior_draw, SOFT_WEIGHT),
+    ]
 
 
 def bench_rows(board: Board, strips: int, seed: int) -> list[dict[str, object]]:
@@ -134,18 +160,28 @@ def bench_rows(board: Board, strips: int, seed: int) -> list[dict[str, object]]:
         uniforms = rng.random((strips, board.side - 1))
         strip_updates(state, counts, starts[:1], STRIP_WIDTH, uniforms[:1], weight)  # compile outside the timing
         results: dict[str, StripDraw] = {}
-        ours_s = best_time(lambda: results.update(
-            ours=strip_updates(state, counts, starts, STRIP_WIDTH, uniforms, weight)), REPEATS)
-        peer_s = best_time(lambda: results.update(
-            peer=reference_strip_updates(state, counts, starts, STRIP_WIDTH, uniforms, weight)), 1)
+        ours_s = best_time(
+            lambda: results.update(ours=strip_updates(state, counts, starts, STRIP_WIDTH, uniforms, weight)), REPEATS
+        )
+        peer_s = best_time(
+            lambda: results.update(peer=reference_strip_updates(state, counts, starts, STRIP_WIDTH, uniforms, weight)),
+            1,
+        )
         ours, peer = results["ours"], results["peer"]
         if not np.array_equal(ours.board, peer.board):
             raise RuntimeError(f"{name}: numba and numpy strip updates drew different boards from the same uniforms")
         if np.abs(ours.marginals - peer.marginals).max() > MARGINAL_TOLERANCE:
             raise RuntimeError(f"{name}: numba and numpy strip marginals differ by more than {MARGINAL_TOLERANCE}")
         log.info("%s: %d strips, numba %.3fs, numpy %.2fs, ratio %.1f", name, strips, ours_s, peer_s, peer_s / ours_s)
-        rows.append({"benchmark": "strip_sampler", "input": f"{strips} strip updates ({name}), {board.source} board",
-                     "ours_s": ours_s, "peer": "numpy row-by-row reference", "peer_s": peer_s})
+        rows.append(
+            {
+                "benchmark": "strip_sampler",
+                "input": f"{strips} strip updates ({name}), {board.source} board",
+                "ours_s": ours_s,
+                "peer": "numpy row-by-row reference",
+                "peer_s": peer_s,
+            }
+        )
     return rows
 
 

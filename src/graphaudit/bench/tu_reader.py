@@ -41,8 +41,21 @@ def bench_tu_reader(ctx: RuleContext) -> None:
                 if member.endswith(".txt"):
                     (raw / Path(member).name).write_bytes(archive.read(member))
         ours_s = best_time(lambda: ours(zip_path, name, root / "ours.npz"), repeats)
-        peer_s = best_time(lambda: peer(root, name), repeats,
-                           setup=lambda: shutil.rmtree(root / name / "processed", ignore_errors=True))
+        peer_s = best_time(
+            lambda: peer(root, name),
+            repeats,
+            setup=lambda: shutil.rmtree(root / name / "processed", ignore_errors=True),
+        )
     log.info("%s: ours %.3fs, torch_geometric %.3fs, ratio %.1f", name, ours_s, peer_s, peer_s / ours_s)
-    write_bench(ctx.output["table"], [{"benchmark": "tu_reader", "input": name, "ours_s": ours_s,
-                                       "peer": "torch_geometric.datasets.TUDataset", "peer_s": peer_s}])
+    write_bench(
+        ctx.output["table"],
+        [
+            {
+                "benchmark": "tu_reader",
+                "input": name,
+                "ours_s": ours_s,
+                "peer": "torch_geometric.datasets.TUDataset",
+                "peer_s": peer_s,
+            }
+        ],
+    )

@@ -13,8 +13,14 @@ T = TypeVar("T")
 class Progress:
     """Count work items and log ``label: done/total (pct) rate/s, eta`` at most every ``every_s`` seconds."""
 
-    def __init__(self, label: str, total: int | None = None, every_s: float = 10.0,
-                 logger: logging.Logger | None = None, unit: str = "items") -> None:
+    def __init__(
+        self,
+        label: str,
+        total: int | None = None,
+        every_s: float = 10.0,
+        logger: logging.Logger | None = None,
+        unit: str = "items",
+    ) -> None:
         self.label = label
         self.total = total
         self.every_s = every_s

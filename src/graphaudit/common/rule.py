@@ -13,9 +13,12 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from graphaudit.common.logs import configure_logging
+from graphaudit.common.settings import load_settings
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +34,11 @@ class RuleContext:
     threads: int = 1
     resources: dict[str, Any] = field(default_factory=dict)
     log: str | None = None
+
+    def settings(self, name: str, cls: type[T]) -> T:
+        """``params[name]`` (a plain config slice, which Snakemake compares to decide reruns) as the typed
+        settings ``cls``; a mismatch names the rule's param."""
+        return load_settings(cls, self.params[name], path=f"params.{name}")
 
     def input_list(self, name: str) -> list[str]:
         """Input ``name`` as a list of paths, whether Snakemake passed one path or several."""
@@ -53,9 +61,15 @@ def context_from_snakemake(smk: Any) -> tuple[str, RuleContext]:
     if entry is None:
         raise ValueError(f"rule {smk.rule!r} has no params.entry naming the graphaudit function to call")
     resources = {k: v for k, v in smk.resources.items() if not k.startswith("_")}
-    ctx = RuleContext(input=_named(smk.input), output=_named(smk.output), params=params,
-                      wildcards=dict(smk.wildcards.items()), threads=int(smk.threads), resources=resources,
-                      log=smk.log[0] if len(smk.log) else None)
+    ctx = RuleContext(
+        input=_named(smk.input),
+        output=_named(smk.output),
+        params=params,
+        wildcards=dict(smk.wildcards.items()),
+        threads=int(smk.threads),
+        resources=resources,
+        log=smk.log[0] if len(smk.log) else None,
+    )
     return entry, ctx
 
 

@@ -59,10 +59,16 @@ class CodeSpec:
 
 
 CODE: dict[str, CodeSpec] = {
-    spec.name: spec for spec in (
-        CodeSpec(name="UB-GOLD-c940457", repository="UB-GOLD/UB-GOLD",
-                 commit="c940457bc3be46fbd26cdaea12386a5c0a82f697", licence="MIT",
-                 mirror_file="code/UB-GOLD-c940457.tar.gz", checksums="UB-GOLD-c940457.sha256"),
+    spec.name: spec
+    for spec in (
+        CodeSpec(
+            name="UB-GOLD-c940457",
+            repository="UB-GOLD/UB-GOLD",
+            commit="c940457bc3be46fbd26cdaea12386a5c0a82f697",
+            licence="MIT",
+            mirror_file="code/UB-GOLD-c940457.tar.gz",
+            checksums="UB-GOLD-c940457.sha256",
+        ),
     )
 }
 
@@ -107,8 +113,9 @@ def obtain_code(spec: CodeSpec, root: str | Path, options: FetchOptions) -> Path
         problems = verify_tree(spec, target)
         if not problems:
             return target
-        log.warning("%s: the tree in %s no longer verifies (%s); fetching it again", spec.name, target,
-                    "; ".join(problems[:3]))
+        log.warning(
+            "%s: the tree in %s no longer verifies (%s); fetching it again", spec.name, target, "; ".join(problems[:3])
+        )
     root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{spec.name}.", dir=root) as tmp:
         staging = Path(tmp)
@@ -120,7 +127,8 @@ def obtain_code(spec: CodeSpec, root: str | Path, options: FetchOptions) -> Path
             raise ChecksumMismatchError(
                 f"code base {spec.name} ({source}): {len(problems)} file(s) do not verify, first: "
                 f"{'; '.join(problems[:3])}. Nothing was kept. Replace {archive.name} with the archive of "
-                f"{spec.repository} at commit {spec.commit} ({spec.url}).")
+                f"{spec.repository} at commit {spec.commit} ({spec.url})."
+            )
         write_json(tree / SOURCE_FILE, _source_record(spec, source, sha256_file(archive)))
         if target.exists():
             shutil.rmtree(target)
@@ -137,14 +145,17 @@ def _stage_archive(spec: CodeSpec, staging: Path, options: FetchOptions) -> tupl
         return archive, f"mirror {mirrored}"
     looked = f"the mirror has no {mirrored}" if mirrored else "no mirror is set (data.mirror or GRAPHAUDIT_DATA_MIRROR)"
     if not options.allow_download:
-        raise DataUnavailableError(f"code base {spec.name} is not available offline: {looked} and downloads are "
-                                   f"disabled. Put the archive of {spec.url} at {spec.mirror_file} in the mirror.")
+        raise DataUnavailableError(
+            f"code base {spec.name} is not available offline: {looked} and downloads are "
+            f"disabled. Put the archive of {spec.url} at {spec.mirror_file} in the mirror."
+        )
     try:
         download(spec.url, archive, retries=options.retries, timeout_s=options.timeout_s)
     except OSError as err:
-        raise DataUnavailableError(f"code base {spec.name}: {looked}, and the download of {spec.url} failed "
-                                   f"({err}). Offline, set data.mirror to a folder holding {spec.mirror_file}."
-                                   ) from err
+        raise DataUnavailableError(
+            f"code base {spec.name}: {looked}, and the download of {spec.url} failed "
+            f"({err}). Offline, set data.mirror to a folder holding {spec.mirror_file}."
+        ) from err
     return archive, f"download {spec.url}"
 
 
@@ -164,8 +175,10 @@ def _extract(archive: Path, tree: Path, spec: CodeSpec) -> None:
             kept = []
             for member in members:
                 if not (member.isfile() or member.isdir()):
-                    raise DataError(f"code base {spec.name}: {archive.name} holds {member.name!r}, which is "
-                                    f"neither a file nor a folder; the archive was not used")
+                    raise DataError(
+                        f"code base {spec.name}: {archive.name} holds {member.name!r}, which is "
+                        f"neither a file nor a folder; the archive was not used"
+                    )
                 if member.name == top:
                     continue
                 member.name = member.name.split("/", 1)[1]
@@ -173,12 +186,21 @@ def _extract(archive: Path, tree: Path, spec: CodeSpec) -> None:
             tree.mkdir()
             tar.extractall(tree, members=kept, filter="data")
     except (tarfile.TarError, EOFError, OSError) as err:
-        raise DataError(f"code base {spec.name}: {archive.name} is not a readable tar.gz ({err}); replace it with "
-                        f"the archive of {spec.url}") from err
+        raise DataError(
+            f"code base {spec.name}: {archive.name} is not a readable tar.gz ({err}); replace it with "
+            f"the archive of {spec.url}"
+        ) from err
 
 
 def _source_record(spec: CodeSpec, source: str, archive_sha256: str) -> dict[str, Any]:
-    return {"code": spec.name, "repository": spec.repository, "commit": spec.commit, "licence": spec.licence,
-            "url": spec.url, "source": source, "archive_sha256": archive_sha256,
-            "files_verified": len(spec.expected()),
-            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    return {
+        "code": spec.name,
+        "repository": spec.repository,
+        "commit": spec.commit,
+        "licence": spec.licence,
+        "url": spec.url,
+        "source": source,
+        "archive_sha256": archive_sha256,
+        "files_verified": len(spec.expected()),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }

@@ -23,8 +23,7 @@ import numpy as np
 from graphaudit.common.atomic import write_json
 from graphaudit.data import readers, readers_external
 from graphaudit.data.download import download
-from graphaudit.data.errors import (ChecksumMismatchError, DataError, DataUnavailableError,
-                                    StatisticsMismatchError)
+from graphaudit.data.errors import ChecksumMismatchError, DataError, DataUnavailableError, StatisticsMismatchError
 from graphaudit.data.graphset import GraphSet
 from graphaudit.data.registry import DatasetSpec, Stats
 
@@ -47,11 +46,13 @@ class FetchOptions:
     def from_config(cls, data: Mapping[str, Any]) -> FetchOptions:
         """Options from the config's ``data`` section; ``GRAPHAUDIT_DATA_MIRROR`` fills an unset mirror."""
         download_cfg = data.get("download", {}) or {}
-        return cls(mirror=data.get("mirror") or os.environ.get(MIRROR_ENV) or None,
-                   allow_download=bool(download_cfg.get("enabled", True)),
-                   retries=int(download_cfg.get("retries", 3)),
-                   timeout_s=float(download_cfg.get("timeout_s", 60.0)),
-                   record_unavailable=data.get("on_unavailable", "error") == "record")
+        return cls(
+            mirror=data.get("mirror") or os.environ.get(MIRROR_ENV) or None,
+            allow_download=bool(download_cfg.get("enabled", True)),
+            retries=int(download_cfg.get("retries", 3)),
+            timeout_s=float(download_cfg.get("timeout_s", 60.0)),
+            record_unavailable=data.get("on_unavailable", "error") == "record",
+        )
 
 
 def measure(graphs: GraphSet, task: str) -> Stats:
@@ -62,8 +63,9 @@ def measure(graphs: GraphSet, task: str) -> Stats:
     if labels is not None:
         _, per_class = np.unique(labels, return_counts=True)
         counts, classes = tuple(int(c) for c in per_class), len(per_class)
-    return Stats(graphs=graphs.num_graphs, nodes=graphs.num_nodes, edges=graphs.num_edges, classes=classes,
-                 class_counts=counts)
+    return Stats(
+        graphs=graphs.num_graphs, nodes=graphs.num_nodes, edges=graphs.num_edges, classes=classes, class_counts=counts
+    )
 
 
 def mismatches(expected: Stats, found: Stats) -> list[str]:
@@ -112,7 +114,8 @@ def obtain(spec: DatasetSpec, raw_root: Path, options: FetchOptions) -> tuple[Gr
                 f"dataset {spec.name} from {source} ({', '.join(locations)}) does not match its published "
                 f"statistics ({spec.stats_source}): {'; '.join(problems)}. The file is corrupt, truncated or a "
                 f"different release; nothing was kept. Remove the bad copy from the mirror or fetch it again "
-                f"from {spec.urls[0]}.")
+                f"from {spec.urls[0]}."
+            )
         record = _source_record(spec, source, locations, hashes, found)
         write_json(staging / "SOURCE.json", record)
         _replace_dir(staging, raw_root / spec.name)
@@ -123,9 +126,18 @@ def obtain(spec: DatasetSpec, raw_root: Path, options: FetchOptions) -> tuple[Gr
 
 def unavailable_record(spec: DatasetSpec, reason: str) -> dict[str, Any]:
     """SOURCE.json content for a dataset that no source could provide (``data.on_unavailable: record``)."""
-    return {"dataset": spec.name, "source": "unavailable", "reason": reason, "locations": list(spec.urls),
-            "sha256": {}, "sha256_combined": None, "statistics": _stats_dict(Stats()),
-            "published": _stats_dict(spec.stats), "stats_source": spec.stats_source, "matches_published": None}
+    return {
+        "dataset": spec.name,
+        "source": "unavailable",
+        "reason": reason,
+        "locations": list(spec.urls),
+        "sha256": {},
+        "sha256_combined": None,
+        "statistics": _stats_dict(Stats()),
+        "published": _stats_dict(spec.stats),
+        "stats_source": spec.stats_source,
+        "matches_published": None,
+    }
 
 
 def load_verified(spec: DatasetSpec, raw_dir: Path) -> GraphSet:
@@ -133,8 +145,10 @@ def load_verified(spec: DatasetSpec, raw_dir: Path) -> GraphSet:
     graphs = read_staged(spec, raw_dir)
     problems = mismatches(spec.stats, measure(graphs, spec.task))
     if problems:
-        raise StatisticsMismatchError(f"dataset {spec.name}: the files in {raw_dir} changed since they were "
-                                      f"verified ({'; '.join(problems)}). Delete {raw_dir} and fetch again.")
+        raise StatisticsMismatchError(
+            f"dataset {spec.name}: the files in {raw_dir} changed since they were "
+            f"verified ({'; '.join(problems)}). Delete {raw_dir} and fetch again."
+        )
     return graphs
 
 
@@ -143,9 +157,10 @@ def read_staged(spec: DatasetSpec, folder: Path) -> GraphSet:
     try:
         return _READERS[spec.format](spec, folder)
     except readers.DataFormatError as err:
-        raise DataError(f"dataset {spec.name}: {err}. The copy is corrupt or truncated; nothing was kept. "
-                        f"Replace it (mirror: {MIRROR_ENV} or data.mirror) or fetch it again from {spec.urls[0]}.") \
-            from err
+        raise DataError(
+            f"dataset {spec.name}: {err}. The copy is corrupt or truncated; nothing was kept. "
+            f"Replace it (mirror: {MIRROR_ENV} or data.mirror) or fetch it again from {spec.urls[0]}."
+        ) from err
 
 
 def _read_tu(spec: DatasetSpec, folder: Path) -> GraphSet:
@@ -192,20 +207,25 @@ def _packaged_folder(spec: DatasetSpec) -> Path | None:
 
 
 def _download_all(spec: DatasetSpec, staging: Path, options: FetchOptions, mirror_paths: list[Path]) -> list[str]:
-    looked = (f"the mirror has no {', '.join(str(p) for p in mirror_paths if not p.is_file())}"
-              if mirror_paths else f"no mirror is set (data.mirror or {MIRROR_ENV})")
+    looked = (
+        f"the mirror has no {', '.join(str(p) for p in mirror_paths if not p.is_file())}"
+        if mirror_paths
+        else f"no mirror is set (data.mirror or {MIRROR_ENV})"
+    )
     if not options.allow_download:
         raise DataUnavailableError(
             f"dataset {spec.name} is not available offline: {looked} and downloads are disabled "
             f"(data.download.enabled: false). Set a mirror that holds {', '.join(spec.files)}, or enable "
-            f"downloads to fetch {spec.urls[0]}.")
+            f"downloads to fetch {spec.urls[0]}."
+        )
     for url, name in zip(spec.urls, spec.file_names):
         try:
             download(url, staging / name, retries=options.retries, timeout_s=options.timeout_s)
         except OSError as err:
             raise DataUnavailableError(
                 f"dataset {spec.name}: {looked}, and the download failed ({err}). Without network access, "
-                f"set data.mirror (or {MIRROR_ENV}) to a folder holding {', '.join(spec.files)}.") from err
+                f"set data.mirror (or {MIRROR_ENV}) to a folder holding {', '.join(spec.files)}."
+            ) from err
     return list(spec.urls)
 
 
@@ -215,18 +235,20 @@ def _check_checksums(spec: DatasetSpec, hashes: Mapping[str, str]) -> None:
             raise ChecksumMismatchError(
                 f"dataset {spec.name}: {name} has sha256 {hashes.get(name)}, the registry expects {expected}. "
                 f"The file was not loaded (it is a pickle and is read only once verified). Replace it with "
-                f"the published file from {spec.urls[0].rsplit('/', 1)[0]}/.")
+                f"the published file from {spec.urls[0].rsplit('/', 1)[0]}/."
+            )
 
 
-def _source_record(spec: DatasetSpec, source: str, locations: list[str], hashes: Mapping[str, str],
-                   found: Stats) -> dict[str, Any]:
+def _source_record(
+    spec: DatasetSpec, source: str, locations: list[str], hashes: Mapping[str, str], found: Stats
+) -> dict[str, Any]:
     return {
         "dataset": spec.name,
         "source": source,
         "locations": locations,
         "sha256": dict(hashes),
         "sha256_combined": combined_sha256(hashes),
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "statistics": _stats_dict(found),
         "published": _stats_dict(spec.stats),
         "stats_source": spec.stats_source,
@@ -235,8 +257,13 @@ def _source_record(spec: DatasetSpec, source: str, locations: list[str], hashes:
 
 
 def _stats_dict(stats: Stats) -> dict[str, Any]:
-    return {"graphs": stats.graphs, "nodes": stats.nodes, "edges": stats.edges, "classes": stats.classes,
-            "class_counts": list(stats.class_counts) if stats.class_counts is not None else None}
+    return {
+        "graphs": stats.graphs,
+        "nodes": stats.nodes,
+        "edges": stats.edges,
+        "classes": stats.classes,
+        "class_counts": list(stats.class_counts) if stats.class_counts is not None else None,
+    }
 
 
 def _replace_dir(new: Path, target: Path) -> None:

@@ -25,8 +25,16 @@ if TYPE_CHECKING:  # imported lazily: heavy libraries only where a converter is 
     import networkx
     import torch_geometric.data
 
-OPTIONAL_ARRAYS = ("node_labels", "node_attrs", "node_target", "edge_labels", "graph_labels",
-                   "train_masks", "val_masks", "test_masks")
+OPTIONAL_ARRAYS = (
+    "node_labels",
+    "node_attrs",
+    "node_target",
+    "edge_labels",
+    "graph_labels",
+    "train_masks",
+    "val_masks",
+    "test_masks",
+)
 
 
 @dataclass
@@ -46,8 +54,9 @@ class GraphSet:
         self.edges = np.asarray(self.edges, dtype=np.int64).reshape(-1, 2)
         unknown = set(self.arrays) - set(OPTIONAL_ARRAYS)
         if unknown:
-            raise ValueError(f"GraphSet {self.name!r}: unknown arrays {sorted(unknown)}; "
-                             f"allowed: {', '.join(OPTIONAL_ARRAYS)}")
+            raise ValueError(
+                f"GraphSet {self.name!r}: unknown arrays {sorted(unknown)}; allowed: {', '.join(OPTIONAL_ARRAYS)}"
+            )
         self.validate()
 
     # ---- shape -------------------------------------------------------------------------------
@@ -94,8 +103,12 @@ class GraphSet:
         problems = []
         if len(self.node_ptr) < 2 or self.node_ptr[0] != 0 or np.any(np.diff(self.node_ptr) < 0):
             problems.append("node_ptr must start at 0 and be non-decreasing")
-        if len(self.edge_ptr) != len(self.node_ptr) or self.edge_ptr[0] != 0 or self.edge_ptr[-1] != len(self.edges) \
-                or np.any(np.diff(self.edge_ptr) < 0):
+        if (
+            len(self.edge_ptr) != len(self.node_ptr)
+            or self.edge_ptr[0] != 0
+            or self.edge_ptr[-1] != len(self.edges)
+            or np.any(np.diff(self.edge_ptr) < 0)
+        ):
             problems.append("edge_ptr must have G+1 entries from 0 to the edge count, non-decreasing")
         if not problems and len(self.edges):
             owner = self.graph_of_edges()
@@ -117,18 +130,18 @@ class GraphSet:
     # ---- one graph ---------------------------------------------------------------------------
     def graph_edges(self, g: int) -> np.ndarray:
         """Edges of graph ``g`` with node ids local to the graph (0..n_g-1)."""
-        return self.edges[self.edge_ptr[g]:self.edge_ptr[g + 1]] - self.node_ptr[g]
+        return self.edges[self.edge_ptr[g] : self.edge_ptr[g + 1]] - self.node_ptr[g]
 
     def graph_size(self, g: int) -> int:
         return int(self.node_ptr[g + 1] - self.node_ptr[g])
 
     def node_slice(self, name: str, g: int) -> np.ndarray | None:
         array = self.arrays.get(name)
-        return None if array is None else array[self.node_ptr[g]:self.node_ptr[g + 1]]
+        return None if array is None else array[self.node_ptr[g] : self.node_ptr[g + 1]]
 
     def edge_slice(self, name: str, g: int) -> np.ndarray | None:
         array = self.arrays.get(name)
-        return None if array is None else array[self.edge_ptr[g]:self.edge_ptr[g + 1]]
+        return None if array is None else array[self.edge_ptr[g] : self.edge_ptr[g + 1]]
 
     def to_networkx(self, g: int = 0) -> networkx.Graph:
         """Graph ``g`` as a networkx (Di)Graph; node attribute ``label``/``attrs``/``target``, edge ``label``."""
@@ -196,8 +209,15 @@ class GraphSet:
     # ---- storage -----------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the set to ``path`` (.npz, no pickle) atomically."""
-        write_npz(path, name=np.array(self.name), directed=np.array(self.directed), node_ptr=self.node_ptr,
-                  edge_ptr=self.edge_ptr, edges=self.edges, **self.arrays)
+        write_npz(
+            path,
+            name=np.array(self.name),
+            directed=np.array(self.directed),
+            node_ptr=self.node_ptr,
+            edge_ptr=self.edge_ptr,
+            edges=self.edges,
+            **self.arrays,
+        )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> GraphSet:
@@ -208,8 +228,14 @@ class GraphSet:
             if not required <= files:
                 raise ValueError(f"{path} is not a GraphSet file: missing arrays {sorted(required - files)}")
             arrays = {k: archive[k] for k in OPTIONAL_ARRAYS if k in files}
-            return cls(name=str(archive["name"]), node_ptr=archive["node_ptr"], edge_ptr=archive["edge_ptr"],
-                       edges=archive["edges"], directed=bool(archive["directed"]), arrays=arrays)
+            return cls(
+                name=str(archive["name"]),
+                node_ptr=archive["node_ptr"],
+                edge_ptr=archive["edge_ptr"],
+                edges=archive["edges"],
+                directed=bool(archive["directed"]),
+                arrays=arrays,
+            )
 
 
 def one_hot(labels: np.ndarray, width: int) -> np.ndarray:
@@ -219,8 +245,9 @@ def one_hot(labels: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
-def from_edge_list(name: str, graph_of_node: np.ndarray, edges: np.ndarray, directed: bool = False,
-                   **arrays: Any) -> GraphSet:
+def from_edge_list(
+    name: str, graph_of_node: np.ndarray, edges: np.ndarray, directed: bool = False, **arrays: Any
+) -> GraphSet:
     """Build a GraphSet from a per-node graph index (sorted, 0-based) and global edges.
 
     Edges are grouped by graph. Undirected edges are reduced to one ``u < v`` row per pair, self-loops
@@ -284,5 +311,6 @@ def concat_graphsets(name: str, parts: list[GraphSet]) -> GraphSet:
     edges = np.concatenate([p.edges + off for p, off in zip(parts, node_offsets)])
     shared = set.intersection(*(set(p.arrays) for p in parts)) - {"train_masks", "val_masks", "test_masks"}
     arrays = {key: np.concatenate([p.arrays[key] for p in parts]) for key in sorted(shared)}
-    return GraphSet(name=name, node_ptr=node_ptr, edge_ptr=edge_ptr, edges=edges,
-                    directed=parts[0].directed, arrays=arrays)
+    return GraphSet(
+        name=name, node_ptr=node_ptr, edge_ptr=edge_ptr, edges=edges, directed=parts[0].directed, arrays=arrays
+    )

@@ -23,6 +23,7 @@ class DataFormatError(ValueError):
 
 # ---- TU collection -------------------------------------------------------------------------------
 
+
 class _TUFiles:
     """Access ``NAME_<part>.txt`` inside a zip (``NAME/`` or ``NAME//`` member paths) or a folder."""
 
@@ -62,8 +63,7 @@ def _parse_table(data: bytes, dtype: type, what: str) -> np.ndarray:
     if not data.strip():
         return np.zeros((0, 1), dtype=dtype)
     try:
-        frame = pd.read_csv(io.BytesIO(data), header=None, sep=",", skipinitialspace=True, dtype=dtype,
-                            engine="c")
+        frame = pd.read_csv(io.BytesIO(data), header=None, sep=",", skipinitialspace=True, dtype=dtype, engine="c")
     except (ValueError, pd.errors.ParserError) as err:
         raise DataFormatError(f"{what}: not a table of numbers ({err})") from err
     return frame.to_numpy()
@@ -88,8 +88,9 @@ def read_tu(source: str | os.PathLike[str], name: str) -> GraphSet:
         if files.has("node_labels"):
             arrays["node_labels"] = _parse_table(files.read("node_labels"), np.int64, f"{where} node_labels")[:, 0]
         if files.has("node_attributes"):
-            arrays["node_attrs"] = _parse_table(files.read("node_attributes"), np.float64,
-                                                f"{where} node_attributes").astype(np.float32)
+            arrays["node_attrs"] = _parse_table(
+                files.read("node_attributes"), np.float64, f"{where} node_attributes"
+            ).astype(np.float32)
         if files.has("edge_labels"):
             labels = _parse_table(files.read("edge_labels"), np.int64, f"{where} edge_labels")[:, 0]
             if len(labels) != len(adjacency):
@@ -113,6 +114,7 @@ def read_tu(source: str | os.PathLike[str], name: str) -> GraphSet:
 
 # ---- heterophilous-graphs npz ----------------------------------------------------------------------
 
+
 def read_heterophilous(path: str | os.PathLike[str], name: str, directed: bool = False) -> GraphSet:
     """Read a ``yandex-research/heterophilous-graphs`` npz (no pickle) into a one-graph GraphSet."""
     try:
@@ -132,8 +134,9 @@ def read_heterophilous(path: str | os.PathLike[str], name: str, directed: bool =
     return single_graph(name, n, content["edges"], directed, arrays, str(path))
 
 
-def single_graph(name: str, n: int, edges: np.ndarray, directed: bool, arrays: dict[str, np.ndarray],
-                  where: str) -> GraphSet:
+def single_graph(
+    name: str, n: int, edges: np.ndarray, directed: bool, arrays: dict[str, np.ndarray], where: str
+) -> GraphSet:
     try:
         return from_edge_list(name, np.zeros(n, dtype=np.int64), edges, directed=directed, **arrays)
     except ValueError as err:
@@ -199,7 +202,7 @@ def _dense(matrix: object) -> np.ndarray:
 
 
 def _assemble_planetoid(name: str, parts: dict[str, object]) -> GraphSet:
-    x, tx, allx = (_dense(parts[k]).astype(np.float32) for k in ("x", "tx", "allx"))
+    _x, tx, allx = (_dense(parts[k]).astype(np.float32) for k in ("x", "tx", "allx"))
     y, ty, ally = (_dense(parts[k]) for k in ("y", "ty", "ally"))
     test_index = parts["test.index"]
     sorted_test = np.sort(test_index)
@@ -220,8 +223,13 @@ def _assemble_planetoid(name: str, parts: dict[str, object]) -> GraphSet:
     cols = np.fromiter((v for vs in graph.values() for v in vs), dtype=np.int64)
     masks = np.zeros((3, 1, n), dtype=bool)
     masks[0, 0, : len(y)] = True
-    masks[1, 0, len(y): len(y) + 500] = True
+    masks[1, 0, len(y) : len(y) + 500] = True
     masks[2, 0, test_index] = True
-    arrays = {"node_attrs": features, "node_target": labels,
-              "train_masks": masks[0], "val_masks": masks[1], "test_masks": masks[2]}
+    arrays = {
+        "node_attrs": features,
+        "node_target": labels,
+        "train_masks": masks[0],
+        "val_masks": masks[1],
+        "test_masks": masks[2],
+    }
     return single_graph(name, n, np.stack([rows, cols], axis=1), False, arrays, "Planetoid files")

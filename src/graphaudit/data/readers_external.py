@@ -27,8 +27,17 @@ from graphaudit.data.readers import DataFormatError, single_graph
 
 # ---- shchur/gnn-benchmark npz ------------------------------------------------------------------------
 
-GNN_BENCHMARK_KEYS = ("adj_data", "adj_indices", "adj_indptr", "adj_shape",
-                      "attr_data", "attr_indices", "attr_indptr", "attr_shape", "labels")
+GNN_BENCHMARK_KEYS = (
+    "adj_data",
+    "adj_indices",
+    "adj_indptr",
+    "adj_shape",
+    "attr_data",
+    "attr_indices",
+    "attr_indptr",
+    "attr_shape",
+    "labels",
+)
 
 
 def read_gnn_benchmark_npz(path: str | os.PathLike[str], name: str) -> GraphSet:
@@ -48,14 +57,19 @@ def read_gnn_benchmark_npz(path: str | os.PathLike[str], name: str) -> GraphSet:
     n = len(labels)
     adj_rows, adj_cols, _, adj_shape = _csr_entries(content, "adj", where)
     if adj_shape != (n, n):
-        raise DataFormatError(f"{where}: adjacency has shape {adj_shape} for {n} labelled nodes "
-                              "(expected a square matrix, one row per label; file truncated?)")
+        raise DataFormatError(
+            f"{where}: adjacency has shape {adj_shape} for {n} labelled nodes "
+            "(expected a square matrix, one row per label; file truncated?)"
+        )
     attr_rows, attr_cols, attr_data, attr_shape = _csr_entries(content, "attr", where)
     if attr_shape[0] != n:
-        raise DataFormatError(f"{where}: attribute matrix has {attr_shape[0]} rows for {n} labelled nodes "
-                              "(file truncated?)")
-    arrays = {"node_attrs": _binarised_dense(attr_rows, attr_cols, attr_data, attr_shape),
-              "node_target": labels.astype(np.int64)}
+        raise DataFormatError(
+            f"{where}: attribute matrix has {attr_shape[0]} rows for {n} labelled nodes (file truncated?)"
+        )
+    arrays = {
+        "node_attrs": _binarised_dense(attr_rows, attr_cols, attr_data, attr_shape),
+        "node_target": labels.astype(np.int64),
+    }
     return single_graph(name, n, np.stack([adj_rows, adj_cols], axis=1), False, arrays, str(path))
 
 
@@ -78,8 +92,9 @@ def _load_npz_arrays(path: str | os.PathLike[str], keys: tuple[str, ...], where:
         raise DataFormatError(f"{where}: an expected array cannot be read without pickle ({err})") from err
 
 
-def _csr_entries(content: dict[str, np.ndarray], prefix: str,
-                 where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+def _csr_entries(
+    content: dict[str, np.ndarray], prefix: str, where: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
     """Check ``<prefix>_{data,indices,indptr,shape}`` and return the stored (row, col, value) triples."""
     data, indices, indptr = (content[f"{prefix}_{part}"] for part in ("data", "indices", "indptr"))
     shape_array = np.asarray(content[f"{prefix}_shape"]).ravel()
@@ -88,14 +103,19 @@ def _csr_entries(content: dict[str, np.ndarray], prefix: str,
     shape = (int(shape_array[0]), int(shape_array[1]))
     indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
     if len(indptr) != shape[0] + 1 or (len(indptr) and indptr[0] != 0) or np.any(np.diff(indptr) < 0):
-        raise DataFormatError(f"{where}: {prefix}_indptr must be {shape[0] + 1} non-decreasing offsets from 0, "
-                              f"found {len(indptr)} entries (file truncated?)")
+        raise DataFormatError(
+            f"{where}: {prefix}_indptr must be {shape[0] + 1} non-decreasing offsets from 0, "
+            f"found {len(indptr)} entries (file truncated?)"
+        )
     if not int(indptr[-1]) == len(indices) == len(data):
-        raise DataFormatError(f"{where}: {prefix}_indptr ends at {int(indptr[-1])} but {prefix}_indices has "
-                              f"{len(indices)} and {prefix}_data {len(data)} entries (file truncated?)")
+        raise DataFormatError(
+            f"{where}: {prefix}_indptr ends at {int(indptr[-1])} but {prefix}_indices has "
+            f"{len(indices)} and {prefix}_data {len(data)} entries (file truncated?)"
+        )
     if len(indices) and (indices.min() < 0 or indices.max() >= shape[1]):
-        raise DataFormatError(f"{where}: {prefix}_indices must lie in 0..{shape[1] - 1}, "
-                              f"found {indices.min()}..{indices.max()}")
+        raise DataFormatError(
+            f"{where}: {prefix}_indices must lie in 0..{shape[1] - 1}, found {indices.min()}..{indices.max()}"
+        )
     rows = np.repeat(np.arange(shape[0], dtype=np.int64), np.diff(indptr))
     return rows, indices, data, shape
 
@@ -126,6 +146,7 @@ def read_ogb_nodeprop(zip_path: str | os.PathLike[str], name: str) -> GraphSet:
     """
     zf = _open_zip(zip_path, name)
     try:
+
         def table(suffix: str, dtype: type) -> np.ndarray:
             member = _zip_member(zf, suffix, name, zip_path)
             return _read_gz_csv(zf, member, dtype, f"{name} ({zip_path} member {member})")
@@ -140,8 +161,10 @@ def read_ogb_nodeprop(zip_path: str | os.PathLike[str], name: str) -> GraphSet:
         zf.close()
     where = f"{name} ({zip_path})"
     if len(num_nodes) != 1 or len(num_edges) != 1:
-        raise DataFormatError(f"{where}: num-node-list/num-edge-list must describe one graph, "
-                              f"found {len(num_nodes)}/{len(num_edges)} rows")
+        raise DataFormatError(
+            f"{where}: num-node-list/num-edge-list must describe one graph, "
+            f"found {len(num_nodes)}/{len(num_edges)} rows"
+        )
     n, e = int(num_nodes[0]), int(num_edges[0])
     if edges.shape[1] != 2 and len(edges):
         raise DataFormatError(f"{where}: edge.csv.gz must have two columns (src,dst), found {edges.shape[1]}")
@@ -149,10 +172,13 @@ def read_ogb_nodeprop(zip_path: str | os.PathLike[str], name: str) -> GraphSet:
     _expect_rows(where, "node-feat.csv.gz", len(features), n, "nodes (num-node-list)")
     _expect_rows(where, "node-label.csv.gz", len(labels), n, "nodes (num-node-list)")
     if len(edges) and (edges.min() < 0 or edges.max() >= n):
-        raise DataFormatError(f"{where}: edge.csv.gz endpoints must lie in 0..{n - 1}, "
-                              f"found {edges.min()}..{edges.max()}")
-    arrays: dict[str, np.ndarray] = {"node_attrs": features,
-                                     "node_target": labels[:, 0] if labels.shape[1] == 1 else labels}
+        raise DataFormatError(
+            f"{where}: edge.csv.gz endpoints must lie in 0..{n - 1}, found {edges.min()}..{edges.max()}"
+        )
+    arrays: dict[str, np.ndarray] = {
+        "node_attrs": features,
+        "node_target": labels[:, 0] if labels.shape[1] == 1 else labels,
+    }
     for part, key in (("train", "train_masks"), ("valid", "val_masks"), ("test", "test_masks")):
         arrays[key] = _mask_from_ids(split_ids[part], n, f"{where} split {part}.csv.gz")
     return single_graph(name, n, edges.reshape(-1, 2), True, arrays, str(zip_path))
@@ -183,7 +209,7 @@ def _ogb_split_members(zf: zipfile.ZipFile, name: str, path: str | os.PathLike[s
             found.setdefault(match.group(1), set()).add(match.group(2))
     if len(found) != 1:
         raise DataFormatError(f"{name} ({path}): expected one split/<kind>/ folder, found {sorted(found) or 'none'}")
-    (kind, parts), = found.items()
+    ((kind, parts),) = found.items()
     missing = sorted({"train", "valid", "test"} - parts)
     if missing:
         raise DataFormatError(f"{name} ({path}): split/{kind}/ lacks {[f'{p}.csv.gz' for p in missing]}")
@@ -242,9 +268,17 @@ def read_benchmarking_gnns(path: str | os.PathLike[str], name: str) -> GraphSet:
             targets.append(target)
             local_edges.append(edge_index)
             codes.append(code)
-    return _graph_collection(name, np.array(sizes, dtype=np.int64), local_edges,
-                             {"node_labels": _concat(labels), "node_target": _concat(targets),
-                              "graph_labels": np.array(codes, dtype=np.int64)}, where)
+    return _graph_collection(
+        name,
+        np.array(sizes, dtype=np.int64),
+        local_edges,
+        {
+            "node_labels": _concat(labels),
+            "node_target": _concat(targets),
+            "graph_labels": np.array(codes, dtype=np.int64),
+        },
+        where,
+    )
 
 
 def _load_benchmarking_splits(path: str | os.PathLike[str], name: str) -> list[list[Any]]:
@@ -273,10 +307,15 @@ def _load_benchmarking_splits(path: str | os.PathLike[str], name: str) -> list[l
     try:
         splits = torch.load(payload, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, OSError, ValueError, AttributeError, TypeError) as err:
-        raise DataFormatError(f"{where}: not a torch file of tensors, lists and dicts ({type(err).__name__}: "
-                              f"{str(err).splitlines()[0] if str(err) else ''})") from err
-    if not isinstance(splits, (list, tuple)) or len(splits) != 3 or \
-            not all(isinstance(s, (list, tuple)) for s in splits):
+        raise DataFormatError(
+            f"{where}: not a torch file of tensors, lists and dicts ({type(err).__name__}: "
+            f"{str(err).splitlines()[0] if str(err) else ''})"
+        ) from err
+    if (
+        not isinstance(splits, (list, tuple))
+        or len(splits) != 3
+        or not all(isinstance(s, (list, tuple)) for s in splits)
+    ):
         found = type(splits).__name__ + (f" of length {len(splits)}" if hasattr(splits, "__len__") else "")
         raise DataFormatError(f"{where}: expected a list of 3 lists (train, val, test), found {found}")
     return [list(s) for s in splits]
@@ -293,14 +332,16 @@ def _benchmarking_graph(graph: Any, where: str) -> tuple[np.ndarray, np.ndarray,
     n = len(node_labels)
     target = _numpy(graph["y"])
     if target.ndim != 1 or len(target) != n:
-        raise DataFormatError(f"{where}: y has shape {tuple(target.shape)} for {n} nodes "
-                              "(expected one class per node; truncated?)")
+        raise DataFormatError(
+            f"{where}: y has shape {tuple(target.shape)} for {n} nodes (expected one class per node; truncated?)"
+        )
     edge_index = _numpy(graph["edge_index"])
     if edge_index.ndim != 2 or edge_index.shape[0] != 2:
         raise DataFormatError(f"{where}: edge_index must have shape (2, E), found {tuple(edge_index.shape)}")
     if edge_index.size and (edge_index.min() < 0 or edge_index.max() >= n):
-        raise DataFormatError(f"{where}: edge_index endpoints must lie in 0..{n - 1}, "
-                              f"found {edge_index.min()}..{edge_index.max()}")
+        raise DataFormatError(
+            f"{where}: edge_index endpoints must lie in 0..{n - 1}, found {edge_index.min()}..{edge_index.max()}"
+        )
     return node_labels, target.astype(np.int64), edge_index.T.astype(np.int64)
 
 
@@ -318,8 +359,10 @@ def _categorical(x: np.ndarray, where: str) -> np.ndarray:
             raise DataFormatError(f"{where}: 1-D x must hold integer category codes")
         return codes
     if x.ndim != 2 or (len(x) and not (np.all((x == 0) | (x == 1)) and np.all(x.sum(axis=1) == 1))):
-        raise DataFormatError(f"{where}: x must be a vector of category codes or a one-hot matrix, "
-                              f"found shape {tuple(x.shape)} that is not one-hot")
+        raise DataFormatError(
+            f"{where}: x must be a vector of category codes or a one-hot matrix, "
+            f"found shape {tuple(x.shape)} that is not one-hot"
+        )
     return x.argmax(axis=1).astype(np.int64)
 
 
@@ -327,8 +370,9 @@ def _concat(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
-def _graph_collection(name: str, sizes: np.ndarray, local_edges: list[np.ndarray], arrays: dict[str, np.ndarray],
-                      where: str) -> GraphSet:
+def _graph_collection(
+    name: str, sizes: np.ndarray, local_edges: list[np.ndarray], arrays: dict[str, np.ndarray], where: str
+) -> GraphSet:
     """An undirected GraphSet from per-graph sizes and local edges (empty graphs are kept)."""
     node_ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=node_ptr[1:])

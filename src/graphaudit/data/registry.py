@@ -61,33 +61,70 @@ _TU_TABLE = "TU collection statistics (Morris et al. 2020; graphkerneldatasets t
 _COUNTED = "counted from the canonical file (no published total)"
 
 
-def _tu(name: str, stats: Stats, studies: tuple[str, ...], source: str = _TU_TABLE, folder: str = "tu",
-        note: str = "", packaged: tuple[str, str] | None = None) -> DatasetSpec:
-    return DatasetSpec(name=name, format="tu", task="graph", files=(f"{folder}/{name}.zip",),
-                       urls=(TU_URL.format(name=name),), stats=stats, stats_source=source, studies=studies,
-                       note=note, packaged=packaged)
+def _tu(
+    name: str,
+    stats: Stats,
+    studies: tuple[str, ...],
+    source: str = _TU_TABLE,
+    folder: str = "tu",
+    note: str = "",
+    packaged: tuple[str, str] | None = None,
+) -> DatasetSpec:
+    return DatasetSpec(
+        name=name,
+        format="tu",
+        task="graph",
+        files=(f"{folder}/{name}.zip",),
+        urls=(TU_URL.format(name=name),),
+        stats=stats,
+        stats_source=source,
+        studies=studies,
+        note=note,
+        packaged=packaged,
+    )
 
 
-def _hetero(name: str, file: str, stats: Stats, source: str, studies: tuple[str, ...],
-            directed: bool = False) -> DatasetSpec:
-    return DatasetSpec(name=name, format="heterophilous", task="node", files=(f"heterophilous/{file}.npz",),
-                       urls=(HETERO_URL.format(file=file),), stats=stats, stats_source=source,
-                       directed=directed, studies=studies)
+def _hetero(
+    name: str, file: str, stats: Stats, source: str, studies: tuple[str, ...], directed: bool = False
+) -> DatasetSpec:
+    return DatasetSpec(
+        name=name,
+        format="heterophilous",
+        task="node",
+        files=(f"heterophilous/{file}.npz",),
+        urls=(HETERO_URL.format(file=file),),
+        stats=stats,
+        stats_source=source,
+        directed=directed,
+        studies=studies,
+    )
 
 
 def _planetoid(name: str, stats: Stats, sha256: dict[str, str]) -> DatasetSpec:
-    return DatasetSpec(name=name, format="planetoid", task="node",
-                       files=tuple(f"planetoid/ind.{name}.{p}" for p in PLANETOID_PARTS),
-                       urls=tuple(PLANETOID_URL.format(name=name, part=p) for p in PLANETOID_PARTS),
-                       stats=stats, stats_source="PyG Planetoid statistics (Yang et al. 2016 public split)",
-                       sha256=sha256, studies=("nodeground",))
+    return DatasetSpec(
+        name=name,
+        format="planetoid",
+        task="node",
+        files=tuple(f"planetoid/ind.{name}.{p}" for p in PLANETOID_PARTS),
+        urls=tuple(PLANETOID_URL.format(name=name, part=p) for p in PLANETOID_PARTS),
+        stats=stats,
+        stats_source="PyG Planetoid statistics (Yang et al. 2016 public split)",
+        sha256=sha256,
+        studies=("nodeground",),
+    )
 
 
 def _shchur(name: str, file: str, stats: Stats) -> DatasetSpec:
-    return DatasetSpec(name=name, format="gnn_benchmark", task="node", files=(f"gnn-benchmark/{file}.npz",),
-                       urls=(SHCHUR_URL.format(file=file),), stats=stats,
-                       stats_source="PyG Amazon/Coauthor statistics (Shchur et al. 2018), edges halved",
-                       studies=("nodeground",))
+    return DatasetSpec(
+        name=name,
+        format="gnn_benchmark",
+        task="node",
+        files=(f"gnn-benchmark/{file}.npz",),
+        urls=(SHCHUR_URL.format(file=file),),
+        stats=stats,
+        stats_source="PyG Amazon/Coauthor statistics (Shchur et al. 2018), edges halved",
+        studies=("nodeground",),
+    )
 
 
 _GLAD = ("glad",)
@@ -107,15 +144,28 @@ _ENTRIES: tuple[DatasetSpec, ...] = (
     _tu("PROTEINS", Stats(1113, 43471, 81044, 2, (663, 450)), ("graphlm",)),
     _tu("PROTEINS_full", Stats(1113, 43471, 81044, 2, (663, 450)), _GLAD),
     _tu("DD", Stats(1178, 334925, 843046, 2, (691, 487)), _GLAD),
-    _tu("COLLAB", Stats(5000, 372474, None, 3, (2600, 775, 1625)), _GLAD,
-        note="the TU table gives only the mean edge count (2457.78), so edges are not checked"),
-    _tu("MUTAG", Stats(188, 3371, 3721, 2, (63, 125)), ("glad", "graphlm", "llmpattern"),
-        packaged=("grakel", "tests/data/MUTAG")),
+    _tu(
+        "COLLAB",
+        Stats(5000, 372474, None, 3, (2600, 775, 1625)),
+        _GLAD,
+        note="the TU table gives only the mean edge count (2457.78), so edges are not checked",
+    ),
+    _tu(
+        "MUTAG",
+        Stats(188, 3371, 3721, 2, (63, 125)),
+        ("glad", "graphlm", "llmpattern"),
+        packaged=("grakel", "tests/data/MUTAG"),
+    ),
     _tu("PTC_MR", Stats(344, 4915, 5054, 2, (192, 152)), ("graphlm",)),
     # ---- UB-GOLD / GLocalKD Tox21 fixed splits (TU layout) ----
     *(
-        _tu(f"Tox21_{task}_{part}", stats, _GLAD, folder="tox21",
-            source="counted from the UB-GOLD/GLocalKD split files (no published table)")
+        _tu(
+            f"Tox21_{task}_{part}",
+            stats,
+            _GLAD,
+            folder="tox21",
+            source="counted from the UB-GOLD/GLocalKD split files (no published table)",
+        )
         for task, part, stats in (
             ("p53", "training", Stats(8634, 153570, 157029, 2, (8097, 537))),
             ("p53", "testing", Stats(269, 5956, 6199, 2, (241, 28))),
@@ -128,44 +178,52 @@ _ENTRIES: tuple[DatasetSpec, ...] = (
         )
     ),
     # ---- node classification: heterophilous-graphs ----
-    _hetero("minesweeper", "minesweeper", Stats(1, 10000, 39402, 2, (8000, 2000)), _PLATONOV,
-            ("nodeground", "pattern")),
+    _hetero(
+        "minesweeper", "minesweeper", Stats(1, 10000, 39402, 2, (8000, 2000)), _PLATONOV, ("nodeground", "pattern")
+    ),
     _hetero("tolokers", "tolokers", Stats(1, 11758, 519000, 2, (9192, 2566)), _PLATONOV, ("nodeground",)),
     _hetero("roman-empire", "roman_empire", Stats(1, 22662, 32927, 18), _PLATONOV, ("nodeground",)),
     _hetero("amazon-ratings", "amazon_ratings", Stats(1, 24492, 93050, 5), _PLATONOV, ("nodeground",)),
     _hetero("questions", "questions", Stats(1, 48921, 153540, 2), _PLATONOV, ("nodeground",)),
-    _hetero("chameleon", "chameleon", Stats(1, 2277, 31371, 5, (456, 460, 453, 521, 387)), _COUNTED,
-            ("nodeground",)),
-    _hetero("squirrel", "squirrel", Stats(1, 5201, 198353, 5, (1042, 1040, 1039, 1040, 1040)), _COUNTED,
-            ("nodeground",)),
+    _hetero("chameleon", "chameleon", Stats(1, 2277, 31371, 5, (456, 460, 453, 521, 387)), _COUNTED, ("nodeground",)),
+    _hetero(
+        "squirrel", "squirrel", Stats(1, 5201, 198353, 5, (1042, 1040, 1039, 1040, 1040)), _COUNTED, ("nodeground",)
+    ),
     _hetero("chameleon-filtered", "chameleon_filtered", Stats(1, 890, 8854, 5), _PLATONOV, ("nodeground",)),
     _hetero("squirrel-filtered", "squirrel_filtered", Stats(1, 2223, 46998, 5), _PLATONOV, ("nodeground",)),
-    _hetero("actor", "actor", Stats(1, 7600, 26659, 5, (853, 1337, 1630, 1815, 1965)), _COUNTED,
-            ("nodeground",)),
+    _hetero("actor", "actor", Stats(1, 7600, 26659, 5, (853, 1337, 1630, 1815, 1965)), _COUNTED, ("nodeground",)),
     _hetero("texas", "texas", Stats(1, 183, 279, 5, (33, 1, 18, 101, 30)), _COUNTED, ("nodeground",)),
     _hetero("wisconsin", "wisconsin", Stats(1, 251, 450, 5, (10, 70, 118, 32, 21)), _COUNTED, ("nodeground",)),
     _hetero("cornell", "cornell", Stats(1, 183, 277, 5, (38, 16, 30, 82, 17)), _COUNTED, ("nodeground",)),
     # ---- node classification: Planetoid ----
-    _planetoid("cora", Stats(1, 2708, 5278, 7, (351, 217, 418, 818, 426, 298, 180)), {
-        "ind.cora.x": "23cfa55d91c6f624233f5eb7b6e3f141f1bd2b2ae39608a63cf5d084bb27baab",
-        "ind.cora.y": "94465c14eb53e04ca262198dcbb2521ee8af60fb3f3d546cd6ca24a511b0e7d1",
-        "ind.cora.tx": "b9afbaa4a400df991f6f02ef677e1e44da55ffc04801fd02f9e673987829226a",
-        "ind.cora.ty": "41f5ac76596a1699cc33f53084a2419e92961c42bb75f36fc38e616d348532ad",
-        "ind.cora.allx": "9419ba2f26f5c35243db64aba110e0f35a04851609e0dc5433450676ca6b8543",
-        "ind.cora.ally": "2b998f5cc7fedc86e7f97ca2498f47a1ffc1462c29e2d578b23bf3f62b6e7d71",
-        "ind.cora.graph": "58f13302f39dde8852dad6fe6d15b89b077b6d7f837626bce671ef80344b383d",
-        "ind.cora.test.index": "297ce89af2b51a6a194181c7dbe1796c6a1cf9cd9349a88383b1b1e227867875",
-    }),
-    _planetoid("citeseer", Stats(1, 3327, 4552, 6, (264, 590, 668, 701, 596, 508)), {
-        "ind.citeseer.x": "d20de19150741e555de0ed037195630fc194114ebc7fd72ced62810148aa22f6",
-        "ind.citeseer.y": "8ba87e515d8e3ee3cf52f6d2c5b86aa73f11ecad825a808455209ec26cd54924",
-        "ind.citeseer.tx": "539a8906a2da97628d212f2fdd668c109a8b3f0d36574b59e5d3fd5b5303da21",
-        "ind.citeseer.ty": "55e5bd1ba1e733a04598753ad1a8d57957f4b8f89e74519f41f4f4938767e4ce",
-        "ind.citeseer.allx": "2ac30345d95c9ec933a817ee0bdd6a5f077f8c184a20e696910192d534414668",
-        "ind.citeseer.ally": "f704b2d986dde6c2669934de1f3ae5696a6cf9455c0f6b2646a2d135ea0a1c95",
-        "ind.citeseer.graph": "d79a4ef9d3e7169aee8946145f6b7306e35bc79bffad26346cfb94e10e9912a7",
-        "ind.citeseer.test.index": "2af990671580b6b2df5d158d1038f8292e30c9cd821b5453f399659b25b723d4",
-    }),
+    _planetoid(
+        "cora",
+        Stats(1, 2708, 5278, 7, (351, 217, 418, 818, 426, 298, 180)),
+        {
+            "ind.cora.x": "23cfa55d91c6f624233f5eb7b6e3f141f1bd2b2ae39608a63cf5d084bb27baab",
+            "ind.cora.y": "94465c14eb53e04ca262198dcbb2521ee8af60fb3f3d546cd6ca24a511b0e7d1",
+            "ind.cora.tx": "b9afbaa4a400df991f6f02ef677e1e44da55ffc04801fd02f9e673987829226a",
+            "ind.cora.ty": "41f5ac76596a1699cc33f53084a2419e92961c42bb75f36fc38e616d348532ad",
+            "ind.cora.allx": "9419ba2f26f5c35243db64aba110e0f35a04851609e0dc5433450676ca6b8543",
+            "ind.cora.ally": "2b998f5cc7fedc86e7f97ca2498f47a1ffc1462c29e2d578b23bf3f62b6e7d71",
+            "ind.cora.graph": "58f13302f39dde8852dad6fe6d15b89b077b6d7f837626bce671ef80344b383d",
+            "ind.cora.test.index": "297ce89af2b51a6a194181c7dbe1796c6a1cf9cd9349a88383b1b1e227867875",
+        },
+    ),
+    _planetoid(
+        "citeseer",
+        Stats(1, 3327, 4552, 6, (264, 590, 668, 701, 596, 508)),
+        {
+            "ind.citeseer.x": "d20de19150741e555de0ed037195630fc194114ebc7fd72ced62810148aa22f6",
+            "ind.citeseer.y": "8ba87e515d8e3ee3cf52f6d2c5b86aa73f11ecad825a808455209ec26cd54924",
+            "ind.citeseer.tx": "539a8906a2da97628d212f2fdd668c109a8b3f0d36574b59e5d3fd5b5303da21",
+            "ind.citeseer.ty": "55e5bd1ba1e733a04598753ad1a8d57957f4b8f89e74519f41f4f4938767e4ce",
+            "ind.citeseer.allx": "2ac30345d95c9ec933a817ee0bdd6a5f077f8c184a20e696910192d534414668",
+            "ind.citeseer.ally": "f704b2d986dde6c2669934de1f3ae5696a6cf9455c0f6b2646a2d135ea0a1c95",
+            "ind.citeseer.graph": "d79a4ef9d3e7169aee8946145f6b7306e35bc79bffad26346cfb94e10e9912a7",
+            "ind.citeseer.test.index": "2af990671580b6b2df5d158d1038f8292e30c9cd821b5453f399659b25b723d4",
+        },
+    ),
     _planetoid("pubmed", Stats(1, 19717, 44324, 3), {}),
     # ---- node classification: Amazon / Coauthor (gnn-benchmark npz) ----
     _shchur("amazon-computers", "amazon_electronics_computers", Stats(1, 13752, 245861, 10)),
@@ -173,19 +231,42 @@ _ENTRIES: tuple[DatasetSpec, ...] = (
     _shchur("coauthor-cs", "ms_academic_cs", Stats(1, 18333, 81894, 15)),
     _shchur("coauthor-physics", "ms_academic_phy", Stats(1, 34493, 247962, 5)),
     # ---- node classification: OGB ----
-    DatasetSpec(name="ogbn-arxiv", format="ogb_nodeprop", task="node", files=("ogb/arxiv.zip",),
-                urls=(OGB_URL.format(file="arxiv"),), stats=Stats(1, 169343, 1166243, 40),
-                stats_source="OGB node property prediction table (Hu et al. 2020)", directed=True,
-                studies=("nodeground",)),
+    DatasetSpec(
+        name="ogbn-arxiv",
+        format="ogb_nodeprop",
+        task="node",
+        files=("ogb/arxiv.zip",),
+        urls=(OGB_URL.format(file="arxiv"),),
+        stats=Stats(1, 169343, 1166243, 40),
+        stats_source="OGB node property prediction table (Hu et al. 2020)",
+        directed=True,
+        studies=("nodeground",),
+    ),
     # ---- optional: the official PATTERN / CLUSTER releases ----
-    DatasetSpec(name="PATTERN", format="benchmarking_gnns", task="node", files=("benchmarking-gnns/PATTERN_v2.zip",),
-                urls=(BENCHMARKING_GNNS_URL.format(file="PATTERN_v2"),), stats=Stats(graphs=14000, classes=2),
-                stats_source="Dwivedi et al. 2023 (10,000 / 2,000 / 2,000 graphs)", optional=True,
-                studies=("pattern",), note="about 2 GB as published; the pattern study regenerates it by default"),
-    DatasetSpec(name="CLUSTER", format="benchmarking_gnns", task="node", files=("benchmarking-gnns/CLUSTER_v2.zip",),
-                urls=(BENCHMARKING_GNNS_URL.format(file="CLUSTER_v2"),), stats=Stats(graphs=12000, classes=6),
-                stats_source="Dwivedi et al. 2023 (10,000 / 1,000 / 1,000 graphs)", optional=True,
-                studies=("pattern",), note="the pattern study regenerates it by default"),
+    DatasetSpec(
+        name="PATTERN",
+        format="benchmarking_gnns",
+        task="node",
+        files=("benchmarking-gnns/PATTERN_v2.zip",),
+        urls=(BENCHMARKING_GNNS_URL.format(file="PATTERN_v2"),),
+        stats=Stats(graphs=14000, classes=2),
+        stats_source="Dwivedi et al. 2023 (10,000 / 2,000 / 2,000 graphs)",
+        optional=True,
+        studies=("pattern",),
+        note="about 2 GB as published; the pattern study regenerates it by default",
+    ),
+    DatasetSpec(
+        name="CLUSTER",
+        format="benchmarking_gnns",
+        task="node",
+        files=("benchmarking-gnns/CLUSTER_v2.zip",),
+        urls=(BENCHMARKING_GNNS_URL.format(file="CLUSTER_v2"),),
+        stats=Stats(graphs=12000, classes=6),
+        stats_source="Dwivedi et al. 2023 (10,000 / 1,000 / 1,000 graphs)",
+        optional=True,
+        studies=("pattern",),
+        note="the pattern study regenerates it by default",
+    ),
 )
 
 REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in _ENTRIES}
@@ -206,8 +287,10 @@ def get_spec(name: str) -> DatasetSpec:
 
     close = difflib.get_close_matches(name, REGISTRY, n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
-    raise UnknownDatasetError(f"unknown dataset {name!r}.{hint} Known datasets: {', '.join(sorted(REGISTRY))}. "
-                              "Fix the name in the config's data.datasets list.")
+    raise UnknownDatasetError(
+        f"unknown dataset {name!r}.{hint} Known datasets: {', '.join(sorted(REGISTRY))}. "
+        "Fix the name in the config's data.datasets list."
+    )
 
 
 def check_names(names: list[str]) -> list[str]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from graphaudit.common.rule import RuleContext
 from graphaudit.common.atomic import write_json
+from graphaudit.common.rule import RuleContext
 from graphaudit.data.code import get_code_spec, obtain_code
 from graphaudit.data.errors import DataUnavailableError
 from graphaudit.data.fetch import FetchOptions, load_verified, obtain, unavailable_record
@@ -39,8 +39,14 @@ def fetch_dataset(ctx: RuleContext) -> None:
         log.warning("%s", err)
         write_json(ctx.output["source"], unavailable_record(spec, str(err)))
         return
-    log.info("%s: %d graphs, %d nodes, %d edges from %s", spec.name, graphs.num_graphs, graphs.num_nodes,
-             graphs.num_edges, record["source"])
+    log.info(
+        "%s: %d graphs, %d nodes, %d edges from %s",
+        spec.name,
+        graphs.num_graphs,
+        graphs.num_nodes,
+        graphs.num_edges,
+        record["source"],
+    )
 
 
 def fetch_code(ctx: RuleContext) -> None:
@@ -49,8 +55,7 @@ def fetch_code(ctx: RuleContext) -> None:
     needs it was chosen explicitly, or ``auto`` saw it in the mirror."""
     spec = get_code_spec(ctx.wildcards["code"])
     tree = obtain_code(spec, Path(ctx.output["source"]).parent.parent, FetchOptions.from_config(ctx.params["data"]))
-    log.info("%s: %d files verified at %s (%s@%s)", spec.name, len(spec.expected()), tree, spec.repository,
-             spec.commit)
+    log.info("%s: %d files verified at %s (%s@%s)", spec.name, len(spec.expected()), tree, spec.repository, spec.commit)
 
 
 def is_available(source_json: str | Path) -> bool:
@@ -74,9 +79,18 @@ def dataset_table(ctx: RuleContext) -> None:
     for path in ctx.input_list("sources"):
         record = json.loads(Path(path).read_text(encoding="utf-8"))
         stats = record["statistics"]
-        rows.append({"dataset": record["dataset"], "source": record["source"], "graphs": stats["graphs"],
-                     "nodes": stats["nodes"], "edges": stats["edges"], "classes": stats["classes"],
-                     "sha256": record["sha256_combined"], "matches_published": record["matches_published"]})
+        rows.append(
+            {
+                "dataset": record["dataset"],
+                "source": record["source"],
+                "graphs": stats["graphs"],
+                "nodes": stats["nodes"],
+                "edges": stats["edges"],
+                "classes": stats["classes"],
+                "sha256": record["sha256_combined"],
+                "matches_published": record["matches_published"],
+            }
+        )
     frame = pd.DataFrame(rows, columns=DATASET_COLUMNS).sort_values("dataset", kind="stable")
     for column in ("graphs", "nodes", "edges", "classes"):
         frame[column] = frame[column].astype("Int64")  # unavailable rows stay empty, counts stay integers

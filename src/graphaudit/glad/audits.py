@@ -12,8 +12,14 @@ from graphaudit.stats.metrics import auroc
 Row = dict[str, object]
 
 
-def audit_rows(dataset: str, graphs: GraphSet, folds: list[Fold], signatures: np.ndarray,
-               n_train_file: int, inverted_note: str | None) -> list[Row]:
+def audit_rows(
+    dataset: str,
+    graphs: GraphSet,
+    folds: list[Fold],
+    signatures: np.ndarray,
+    n_train_file: int,
+    inverted_note: str | None,
+) -> list[Row]:
     """Every audit value of one dataset as rows (dataset, fold, check, value); fold 'all' for totals."""
     labels = mapped_labels(graphs.get("graph_labels"))
     has_edges = graphs.edge_counts() > 0
@@ -34,8 +40,10 @@ def class_count_rows(dataset: str, labels: np.ndarray, has_edges: np.ndarray) ->
     (UB-GOLD's Tox21 loader drops edgeless graphs)."""
     rows = [_row(dataset, "all", "graphs", len(labels))]
     rows += [_row(dataset, "all", f"class{c}_count", int(n)) for c, n in enumerate(np.bincount(labels))]
-    rows += [_row(dataset, "all", f"class{c}_count_with_edges", int(n))
-             for c, n in enumerate(np.bincount(labels[has_edges], minlength=labels.max() + 1))]
+    rows += [
+        _row(dataset, "all", f"class{c}_count_with_edges", int(n))
+        for c, n in enumerate(np.bincount(labels[has_edges], minlength=labels.max() + 1))
+    ]
     return rows
 
 
@@ -50,16 +58,20 @@ def fold_rows(dataset: str, graphs: GraphSet, folds: list[Fold]) -> list[Row]:
         overlap = len(set(fold.train_normal) & set(fold.test))
         shares.append(share)
         size_aurocs.append(size_auroc)
-        rows += [_row(dataset, fold.fold, "test_graphs", len(test)),
-                 _row(dataset, fold.fold, "test_anomalies", int(y.sum())),
-                 _row(dataset, fold.fold, "test_anomaly_share", share),
-                 _row(dataset, fold.fold, "node_count_auroc", size_auroc),
-                 _row(dataset, fold.fold, "train_test_overlap", overlap)]
-    rows += [_row(dataset, "all", "test_anomalies", int(sum(sum(f.test_labels) for f in folds))),
-             _row(dataset, "all", "test_anomaly_share_min", min(shares)),
-             _row(dataset, "all", "test_anomaly_share_max", max(shares)),
-             _row(dataset, "all", "node_count_auroc_min", float(np.nanmin(size_aurocs))),
-             _row(dataset, "all", "node_count_auroc_max", float(np.nanmax(size_aurocs)))]
+        rows += [
+            _row(dataset, fold.fold, "test_graphs", len(test)),
+            _row(dataset, fold.fold, "test_anomalies", int(y.sum())),
+            _row(dataset, fold.fold, "test_anomaly_share", share),
+            _row(dataset, fold.fold, "node_count_auroc", size_auroc),
+            _row(dataset, fold.fold, "train_test_overlap", overlap),
+        ]
+    rows += [
+        _row(dataset, "all", "test_anomalies", int(sum(sum(f.test_labels) for f in folds))),
+        _row(dataset, "all", "test_anomaly_share_min", min(shares)),
+        _row(dataset, "all", "test_anomaly_share_max", max(shares)),
+        _row(dataset, "all", "node_count_auroc_min", float(np.nanmin(size_aurocs))),
+        _row(dataset, "all", "node_count_auroc_max", float(np.nanmax(size_aurocs))),
+    ]
     return rows
 
 

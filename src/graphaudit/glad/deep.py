@@ -94,14 +94,21 @@ def run_settings(catalogue: Mapping[str, Any], detector: str, dataset: str, sett
     return RunSettings(detector=detector, family=entry["family"], train=train, options=options, source=source)
 
 
-def train_config(settings: RunSettings, seed: int, device: str, max_epochs: int | None = None,
-                 checkpoint_every_s: float = 300.0, test_rng: str = "coupled") -> TrainConfig:
+def train_config(
+    settings: RunSettings,
+    seed: int,
+    device: str,
+    max_epochs: int | None = None,
+    checkpoint_every_s: float = 300.0,
+    test_rng: str = "coupled",
+) -> TrainConfig:
     """The run's TrainConfig; ``max_epochs`` caps the budget (shortened quick and CI scales)."""
     train = dict(settings.train)
     if max_epochs is not None:
         train["num_epoch"] = min(int(train["num_epoch"]), int(max_epochs))
-    return TrainConfig(**{"test_rng": test_rng, **train}, seed=seed, device=device,
-                       checkpoint_every_s=checkpoint_every_s)
+    return TrainConfig(
+        **{"test_rng": test_rng, **train}, seed=seed, device=device, checkpoint_every_s=checkpoint_every_s
+    )
 
 
 def backend_of(catalogue: Mapping[str, Any], detector: str, backend: str, ubgold_available: bool) -> str:
@@ -113,8 +120,10 @@ def backend_of(catalogue: Mapping[str, Any], detector: str, backend: str, ubgold
     has_adapter = "ubgold" in _entry(catalogue, detector)
     if backend == "ubgold" and not has_adapter:
         adapted = sorted(name for name, entry in catalogue["detectors"].items() if "ubgold" in entry)
-        raise ValueError(f"glad.deep.backend is ubgold, but {detector} has no UB-GOLD adapter yet (those with one: "
-                         f"{adapted}); use backend auto or own")
+        raise ValueError(
+            f"glad.deep.backend is ubgold, but {detector} has no UB-GOLD adapter yet (those with one: "
+            f"{adapted}); use backend auto or own"
+        )
     return "ubgold" if has_adapter and uses_ubgold(backend, ubgold_available) else "own"
 
 
@@ -130,8 +139,13 @@ def run_facts(graphs: GraphSet) -> dict[str, Any]:
     return {"max_nodes_num": int(graphs.node_counts().max())}
 
 
-def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim: int, backend: str = "own",
-                     facts: Mapping[str, Any] | None = None):
+def detector_builder(
+    catalogue: Mapping[str, Any],
+    settings: RunSettings,
+    in_dim: int,
+    backend: str = "own",
+    facts: Mapping[str, Any] | None = None,
+):
     """A zero-argument constructor of the run's detector (the trainer calls it after seeding); with backend
     ``ubgold`` the adapter class (its tree must be active: ``graphaudit.nn.ubgold.detectors.prepare``).
     ``facts`` (:func:`run_facts`) fill the config fields of the same name the detector has."""
@@ -140,8 +154,10 @@ def detector_builder(catalogue: Mapping[str, Any], settings: RunSettings, in_dim
     known = {f.name for f in dataclasses.fields(config_class)}
     unknown = sorted(set(settings.options) - known)
     if unknown:
-        raise ValueError(f"{settings.detector}: options {unknown} are not fields of {config_class.__name__} "
-                         f"({sorted(known)}); fix config/glad/detectors.yaml")
+        raise ValueError(
+            f"{settings.detector}: options {unknown} are not fields of {config_class.__name__} "
+            f"({sorted(known)}); fix config/glad/detectors.yaml"
+        )
     filled = {k: v for k, v in (facts or {}).items() if k in known}
     config = config_class(**filled, **settings.options)
 
@@ -166,15 +182,23 @@ def detector_graphs(graphs: GraphSet, columns: np.ndarray, width: int, ids: Sequ
         edges = graphs.graph_edges(g)
         if not graphs.directed:
             edges = np.concatenate([edges, edges[:, ::-1]])
-        x = torch.from_numpy(one_hot(columns[graphs.node_ptr[g]:graphs.node_ptr[g + 1]], width))
-        out.append(Data(x=x, edge_index=torch.from_numpy(np.ascontiguousarray(edges.T)).long(),
-                        num_nodes=graphs.graph_size(g), graph_id=torch.tensor([g])))
+        x = torch.from_numpy(one_hot(columns[graphs.node_ptr[g] : graphs.node_ptr[g + 1]], width))
+        out.append(
+            Data(
+                x=x,
+                edge_index=torch.from_numpy(np.ascontiguousarray(edges.T)).long(),
+                num_nodes=graphs.graph_size(g),
+                graph_id=torch.tensor([g]),
+            )
+        )
     return out
 
 
 def run_graphs(graphs: GraphSet, colours: np.ndarray, fold: Fold) -> tuple[RunGraphs, int]:
     """The run's graphs (train on the fit part, score test and hold-out) and the feature width."""
     columns, width = node_features(colours)
-    parts = {name: detector_graphs(graphs, columns, width, getattr(fold, attr))
-             for name, attr in (("train", "fit"), ("test", "test"), ("holdout", "holdout"))}
+    parts = {
+        name: detector_graphs(graphs, columns, width, getattr(fold, attr))
+        for name, attr in (("train", "fit"), ("test", "test"), ("holdout", "holdout"))
+    }
     return RunGraphs(**parts), width

@@ -11,16 +11,21 @@ from graphaudit.report.figures import pyplot, save_figure
 
 __all__ = ["fig3", "fig4", "fig5"]
 
-FIG3_PROTOCOLS = (("oracle_ub", "Oracle (UB-GOLD rule)"), ("last", "Last"), ("val_normal", "Val-Normal"),
-                  ("hp_free", "HP-Free"))
+FIG3_PROTOCOLS = (
+    ("oracle_ub", "Oracle (UB-GOLD rule)"),
+    ("last", "Last"),
+    ("val_normal", "Val-Normal"),
+    ("hp_free", "HP-Free"),
+)
 
 
 def _detector_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["detector"] != "pooled"].reset_index(drop=True)
 
 
-def _bars_with_intervals(axis, positions: np.ndarray, rows: pd.DataFrame, value: str, low: str, high: str,
-                         width: float, label: str) -> None:
+def _bars_with_intervals(
+    axis, positions: np.ndarray, rows: pd.DataFrame, value: str, low: str, high: str, width: float, label: str
+) -> None:
     values = rows[value].to_numpy(dtype=float)
     errors = np.vstack([values - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - values])
     axis.bar(positions, values, width=width, label=label)
@@ -51,8 +56,9 @@ def fig4(leakage: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     figure, axis = plt.subplots(figsize=(max(4.0, 0.8 * len(detectors) + 2), 3.2))
     for k, (versus, label) in enumerate((("val_normal", "vs Val-Normal"), ("last", "vs Last"))):
         part = rows[rows["versus"] == versus].set_index("detector").reindex(detectors).reset_index()
-        _bars_with_intervals(axis, np.arange(len(detectors)) + (k - 0.5) * 0.4, part, "mean", "ci_low", "ci_high",
-                             0.4, label)
+        _bars_with_intervals(
+            axis, np.arange(len(detectors)) + (k - 0.5) * 0.4, part, "mean", "ci_low", "ci_high", 0.4, label
+        )
     axis.axhline(2.0, color="grey", linewidth=0.8, linestyle="--")
     axis.axhline(0.0, color="black", linewidth=0.6)
     axis.set_xticks(range(len(detectors)), detectors, rotation=30, ha="right")

@@ -21,6 +21,6 @@ def to_grakel(graphs: GraphSet, colours: np.ndarray, ids: Sequence[int]) -> list
         for u, v in graphs.graph_edges(g).tolist():
             adjacency[u].append(v)
             adjacency[v].append(u)
-        labels = dict(enumerate(colours[start:start + n].tolist()))
+        labels = dict(enumerate(colours[start : start + n].tolist()))
         converted.append(Graph(adjacency, node_labels=labels, graph_format="all"))
     return converted

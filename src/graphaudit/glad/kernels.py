@@ -43,8 +43,10 @@ def search_space(scorer: str, grid: dict[str, list]) -> list[KernelConfig]:
     """The declared grid: IF over trees x sample ratio x iterations (60), OCSVM over iterations (5)."""
     if scorer == "OCSVM":
         return [KernelConfig(wl_iter=w) for w in grid["wl_iter"]]
-    return [KernelConfig(wl_iter=w, n_estimators=t, sample_ratio=r)
-            for w, t, r in itertools.product(grid["wl_iter"], grid["n_estimators"], grid["sample_ratio"])]
+    return [
+        KernelConfig(wl_iter=w, n_estimators=t, sample_ratio=r)
+        for w, t, r in itertools.product(grid["wl_iter"], grid["n_estimators"], grid["sample_ratio"])
+    ]
 
 
 class KernelMatrices:
@@ -65,8 +67,9 @@ class KernelMatrices:
         self.constant = len(np.unique(colours)) <= 1 and not isolated.any()
         self.histograms = wl_histograms(graphs, colours, max_iter + 1) if kernel == "WL" else []
 
-    def between(self, fit_ids: list[int], score_ids: list[int], wl_iter: int,
-                seed: int) -> tuple[np.ndarray, np.ndarray]:
+    def between(
+        self, fit_ids: list[int], score_ids: list[int], wl_iter: int, seed: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(K_fit, K_score): the kernel on the fitted graphs and between the scored and fitted graphs."""
         fit, score = np.asarray(fit_ids), np.asarray(score_ids)
         if self.kernel == "WL":
@@ -76,8 +79,9 @@ class KernelMatrices:
             return np.ones((len(fit), len(fit))), np.ones((len(score), len(fit)))
         return self._propagation(fit, score, wl_iter, seed)
 
-    def _propagation(self, fit: np.ndarray, score: np.ndarray, wl_iter: int,
-                     seed: int) -> tuple[np.ndarray, np.ndarray]:
+    def _propagation(
+        self, fit: np.ndarray, score: np.ndarray, wl_iter: int, seed: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         from grakel.kernels import Propagation
 
         model = Propagation(t_max=wl_iter, w=1, normalize=True, random_state=seed % 2**32)
@@ -87,12 +91,17 @@ class KernelMatrices:
         return k_fit, np.nan_to_num(model.transform(to_grakel(self.graphs, self.colours, score)))
 
 
-def scorer_scores(scorer: str, k_fit: np.ndarray, k_score: np.ndarray, config: KernelConfig,
-                  seed: int) -> tuple[np.ndarray, float]:
+def scorer_scores(
+    scorer: str, k_fit: np.ndarray, k_score: np.ndarray, config: KernelConfig, seed: int
+) -> tuple[np.ndarray, float]:
     """(anomaly scores = -decision_function, share of fitted graphs flagged (OCSVM; NaN for IF))."""
     if scorer == "IF":
-        forest = IsolationForest(n_estimators=config.n_estimators, max_samples=config.sample_ratio,
-                                 contamination="auto", random_state=seed % 2**32).fit(k_fit)
+        forest = IsolationForest(
+            n_estimators=config.n_estimators,
+            max_samples=config.sample_ratio,
+            contamination="auto",
+            random_state=seed % 2**32,
+        ).fit(k_fit)
         return -forest.decision_function(k_score), float("nan")
     if scorer == "OCSVM":
         svm = OneClassSVM(kernel="precomputed", nu=0.1).fit(k_fit)
@@ -100,24 +109,31 @@ def scorer_scores(scorer: str, k_fit: np.ndarray, k_score: np.ndarray, config: K
     raise ValueError(f"unknown scorer {scorer!r}; use IF or OCSVM")
 
 
-def fold_kernels(matrices: KernelMatrices, fit: str, fold: Fold, fit_on: str, wl_iter: int,
-                 dataset: str) -> tuple[np.ndarray, np.ndarray]:
+def fold_kernels(
+    matrices: KernelMatrices, fit: str, fold: Fold, fit_on: str, wl_iter: int, dataset: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Kernel matrices of one fold: train-fit (training normals vs test) or test-fit (test vs test)."""
     seed = stable_seed("glad", dataset, matrices.kernel, fit, fold.fold, wl_iter)
     fit_ids = getattr(fold, fit_on) if fit == "train" else fold.test
     return matrices.between(fit_ids, fold.test, wl_iter, seed)
 
 
-def kernel_rows(dataset: str, kernel: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold],
-                settings: dict) -> Iterator[dict[str, object]]:
+def kernel_rows(
+    dataset: str, kernel: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], settings: dict
+) -> Iterator[dict[str, object]]:
     """Per-fold metrics of every (scorer, fit, configuration) asked for; kernels computed once per iteration."""
-    configs = {scorer: search_space(scorer, settings["grid"]) if settings["tuned"] else [] for scorer in
-               settings["scorers"]}
+    configs = {
+        scorer: search_space(scorer, settings["grid"]) if settings["tuned"] else [] for scorer in settings["scorers"]
+    }
     default = KernelConfig(**settings["default"])
     iterations = sorted({default.wl_iter} | {c.wl_iter for cs in configs.values() for c in cs})
     matrices = KernelMatrices(kernel, graphs, colours, max(iterations))
-    progress = Progress(f"{dataset} {kernel} kernels", total=len(settings["fits"]) * len(folds) * len(iterations),
-                        logger=log, unit="matrices")
+    progress = Progress(
+        f"{dataset} {kernel} kernels",
+        total=len(settings["fits"]) * len(folds) * len(iterations),
+        logger=log,
+        unit="matrices",
+    )
     for fit, fold, wl_iter in itertools.product(settings["fits"], folds, iterations):
         k_fit, k_score = fold_kernels(matrices, fit, fold, settings["fit_on"], wl_iter, dataset)
         constant = bool(np.ptp(k_score) == 0 and np.ptp(k_fit) == 0)
@@ -128,16 +144,24 @@ def kernel_rows(dataset: str, kernel: str, graphs: GraphSet, colours: np.ndarray
             for config in wanted:
                 seed = stable_seed("glad", dataset, kernel, scorer, fit, fold.fold, config.label(scorer))
                 scores, flagged = scorer_scores(scorer, k_fit, k_score, config, seed)
-                yield {"method": f"{kernel}-{scorer}", "fit": fit, "dataset": dataset, "fold": fold.fold,
-                       "config": config.label(scorer), "is_default": config == default,
-                       "constant_kernel": constant, "ocsvm_flagged": flagged,
-                       **detection_metrics(np.asarray(fold.test_labels), scores)}
+                yield {
+                    "method": f"{kernel}-{scorer}",
+                    "fit": fit,
+                    "dataset": dataset,
+                    "fold": fold.fold,
+                    "config": config.label(scorer),
+                    "is_default": config == default,
+                    "constant_kernel": constant,
+                    "ocsvm_flagged": flagged,
+                    **detection_metrics(np.asarray(fold.test_labels), scores),
+                }
         progress.update()
     progress.close()
 
 
-def released_pairing_rows(dataset: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold],
-                          default: dict) -> list[dict[str, object]]:
+def released_pairing_rows(
+    dataset: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], default: dict
+) -> list[dict[str, object]]:
     """UB-GOLD's unchanged WL-IF pipeline (test-fit, defaults): AUROC with the labels of a second shuffled
     pass (the released pairing) and with aligned labels, and the share of label positions that differ."""
     config = KernelConfig(**default)
@@ -150,9 +174,15 @@ def released_pairing_rows(dataset: str, graphs: GraphSet, colours: np.ndarray, f
         labels = np.asarray(fold.test_labels)
         rng = rng_for("glad", dataset, "released_pairing", fold.fold)
         score_pass, label_pass = rng.permutation(len(labels)), rng.permutation(len(labels))
-        rows.append({"dataset": dataset, "fold": fold.fold,
-                     "auroc_released": auroc(labels[label_pass], scores[score_pass]),
-                     "auroc_aligned": auroc(labels, scores),
-                     "differing_share": float(np.mean(labels[score_pass] != labels[label_pass]) * 100.0),
-                     "n_anomalies": int(labels.sum()), "n_normals": int(len(labels) - labels.sum())})
+        rows.append(
+            {
+                "dataset": dataset,
+                "fold": fold.fold,
+                "auroc_released": auroc(labels[label_pass], scores[score_pass]),
+                "auroc_aligned": auroc(labels, scores),
+                "differing_share": float(np.mean(labels[score_pass] != labels[label_pass]) * 100.0),
+                "n_anomalies": int(labels.sum()),
+                "n_normals": int(len(labels) - labels.sum()),
+            }
+        )
     return rows

@@ -19,15 +19,28 @@ import pandas as pd
 
 from graphaudit.glad.datasets import UB9
 from graphaudit.stats.ranking import friedman, leaderboard_agreement, nemenyi_cd
-from graphaudit.stats.resampling import (dataset_bootstrap, dataset_resamples, fold_resampled_means, fold_resamples,
-                                         resampled_means, two_way_bootstrap, two_way_resamples)
+from graphaudit.stats.resampling import (
+    dataset_bootstrap,
+    dataset_resamples,
+    fold_resampled_means,
+    fold_resamples,
+    resampled_means,
+    two_way_bootstrap,
+    two_way_resamples,
+)
 from graphaudit.stats.significance import holm_adjust, pairwise_wilcoxon
 
 LEADERBOARD_PROTOCOLS = ("oracle_ub", "oracle_own", "last", "val_normal", "hp_free")
 REQUIRED = ("oracle_ub", "oracle_own", "last", "val_normal", "hp_free", "oracle_default")
 PILOT = ("SIGNET", "OCGTL", "OCGIN", "GLocalKD")
-KENDALL_PAIRS = (("oracle_own", "val_normal"), ("oracle_ub", "val_normal"), ("oracle_default", "val_normal"),
-                 ("val_normal", "last"), ("oracle_ub", "hp_free"), ("val_normal", "hp_free"))
+KENDALL_PAIRS = (
+    ("oracle_own", "val_normal"),
+    ("oracle_ub", "val_normal"),
+    ("oracle_default", "val_normal"),
+    ("val_normal", "last"),
+    ("oracle_ub", "hp_free"),
+    ("val_normal", "hp_free"),
+)
 FRIEDMAN_PROTOCOLS = ("oracle_ub", "val_normal", "hp_free")
 LEAKAGE_REFERENCES = ("val_normal", "last")
 
@@ -50,8 +63,7 @@ class Analysis:
 
     def matrix(self, protocol: str, metric: str = "auroc") -> np.ndarray:
         """``(detectors, datasets)`` fold means of one protocol."""
-        table = self.means[self.means["protocol"] == protocol].pivot(index="detector", columns="dataset",
-                                                                     values=metric)
+        table = self.means[self.means["protocol"] == protocol].pivot(index="detector", columns="dataset", values=metric)
         return table.reindex(index=self.detectors, columns=self.datasets).to_numpy(dtype=np.float64)
 
     def fold_tensor(self, protocol: str) -> np.ndarray:
@@ -71,9 +83,13 @@ class Analysis:
         return int(self.means["n_nonfinite"].sum())
 
     def context(self) -> dict[str, object]:
-        return {"scope": self.scope, "n_detectors": len(self.detectors), "n_datasets": len(self.datasets),
-                "datasets": ";".join(self.datasets),
-                "nonfinite_folds": self.nonfinite_folds}
+        return {
+            "scope": self.scope,
+            "n_detectors": len(self.detectors),
+            "n_datasets": len(self.datasets),
+            "datasets": ";".join(self.datasets),
+            "nonfinite_folds": self.nonfinite_folds,
+        }
 
 
 def fold_means(protocols: pd.DataFrame) -> pd.DataFrame:
@@ -84,8 +100,13 @@ def fold_means(protocols: pd.DataFrame) -> pd.DataFrame:
     fold that dropped out is shown, never silently averaged away."""
     finite = protocols.assign(n_nonfinite=~np.isfinite(protocols["auroc"].to_numpy(dtype=np.float64)))
     grouped = finite.groupby(["detector", "dataset", "protocol"], as_index=False, sort=False)
-    return grouped.agg(auroc=("auroc", "mean"), auprc=("auprc", "mean"), fpr95=("fpr95", "mean"),
-                       n_folds=("fold", "nunique"), n_nonfinite=("n_nonfinite", "sum"))
+    return grouped.agg(
+        auroc=("auroc", "mean"),
+        auprc=("auprc", "mean"),
+        fpr95=("fpr95", "mean"),
+        n_folds=("fold", "nunique"),
+        n_nonfinite=("n_nonfinite", "sum"),
+    )
 
 
 def analysis_datasets(datasets: Sequence[str]) -> list[str]:
@@ -104,10 +125,14 @@ def build_analysis(protocols: pd.DataFrame, n_resamples: int, seed: int) -> Anal
     counts = required[np.isfinite(required["auroc"].to_numpy(dtype=np.float64))].groupby("detector").size()
     complete = sorted(counts[counts == len(REQUIRED) * len(datasets)].index)
     rng = np.random.default_rng(seed)
-    return Analysis(means=means[means["detector"].isin(complete)].reset_index(drop=True),
-                    folds=protocols[protocols["detector"].isin(complete) & protocols["dataset"].isin(datasets)],
-                    detectors=complete, datasets=datasets, resamples=dataset_resamples(len(datasets), rng, n_resamples),
-                    rng_seed=seed)
+    return Analysis(
+        means=means[means["detector"].isin(complete)].reset_index(drop=True),
+        folds=protocols[protocols["detector"].isin(complete) & protocols["dataset"].isin(datasets)],
+        detectors=complete,
+        datasets=datasets,
+        resamples=dataset_resamples(len(datasets), rng, n_resamples),
+        rng_seed=seed,
+    )
 
 
 def _interval_row(values: np.ndarray, analysis: Analysis) -> dict[str, float]:
@@ -123,13 +148,28 @@ def leakage_table(analysis: Analysis) -> pd.DataFrame:
     for versus in LEAKAGE_REFERENCES:
         gap = oracle - analysis.matrix(versus)
         for i, detector in enumerate(analysis.detectors):
-            rows.append({"detector": detector, "versus": versus, **_interval_row(gap[i], analysis),
-                         "n_ge2": int(np.sum(gap[i] >= 2.0)), **analysis.context()})
+            rows.append(
+                {
+                    "detector": detector,
+                    "versus": versus,
+                    **_interval_row(gap[i], analysis),
+                    "n_ge2": int(np.sum(gap[i] >= 2.0)),
+                    **analysis.context(),
+                }
+            )
         if analysis.detectors:
             per_detector = gap.mean(axis=1)
-            rows.append({"detector": "pooled", "versus": versus, **_interval_row(gap, analysis),
-                         "n_ge2": int(np.sum(per_detector >= 2.0)), "n_detectors": len(analysis.detectors),
-                         **_two_way(gap, analysis), **analysis.context()})
+            rows.append(
+                {
+                    "detector": "pooled",
+                    "versus": versus,
+                    **_interval_row(gap, analysis),
+                    "n_ge2": int(np.sum(per_detector >= 2.0)),
+                    "n_detectors": len(analysis.detectors),
+                    **_two_way(gap, analysis),
+                    **analysis.context(),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -151,12 +191,20 @@ def hp_gap_table(analysis: Analysis) -> pd.DataFrame:
         pick = slice(None) if detector == "pooled" else i
         gap_row, total_row = _interval_row(gap[pick], analysis), _interval_row(total[pick], analysis)
         leakage = float(np.mean((oracle - val_normal)[pick].mean(axis=-1)))
-        rows.append({"detector": detector, "hp_gap": gap_row["mean"], "ci_low": gap_row["ci_low"],
-                     "ci_high": gap_row["ci_high"], "oracle_minus_hp_free": total_row["mean"],
-                     "oracle_minus_hp_free_low": total_row["ci_low"], "oracle_minus_hp_free_high": total_row["ci_high"],
-                     "leakage_vs_val_normal": leakage,
-                     "additivity_abs_error": abs(total_row["mean"] - (leakage + gap_row["mean"])),
-                     **analysis.context()})
+        rows.append(
+            {
+                "detector": detector,
+                "hp_gap": gap_row["mean"],
+                "ci_low": gap_row["ci_low"],
+                "ci_high": gap_row["ci_high"],
+                "oracle_minus_hp_free": total_row["mean"],
+                "oracle_minus_hp_free_low": total_row["ci_low"],
+                "oracle_minus_hp_free_high": total_row["ci_high"],
+                "leakage_vs_val_normal": leakage,
+                "additivity_abs_error": abs(total_row["mean"] - (leakage + gap_row["mean"])),
+                **analysis.context(),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -164,22 +212,54 @@ def kendall_table(analysis: Analysis) -> pd.DataFrame:
     """kendall.csv / Table 32: tau-b between the UB9-mean leaderboards of two protocols, dataset- and
     fold-bootstrap intervals (same resamples for both protocols) and the top-3-changed share."""
     if len(analysis.detectors) < 2:
-        return pd.DataFrame(columns=["first", "second", "tau_b", "ci_low", "ci_high", "fold_ci_low",
-                                     "fold_ci_high", "top3_changed", "top3_changed_share", "n_detectors"])
+        return pd.DataFrame(
+            columns=[
+                "first",
+                "second",
+                "tau_b",
+                "ci_low",
+                "ci_high",
+                "fold_ci_low",
+                "fold_ci_high",
+                "top3_changed",
+                "top3_changed_share",
+                "n_detectors",
+            ]
+        )
     rng = np.random.default_rng([analysis.rng_seed, 1])
     rows = []
     for first, second in KENDALL_PAIRS:
         a, b = analysis.matrix(first), analysis.matrix(second)
-        data = leaderboard_agreement(a.mean(axis=1), b.mean(axis=1), resampled_means(a, analysis.resamples),
-                                     resampled_means(b, analysis.resamples), k=min(3, len(a) - 1))
+        data = leaderboard_agreement(
+            a.mean(axis=1),
+            b.mean(axis=1),
+            resampled_means(a, analysis.resamples),
+            resampled_means(b, analysis.resamples),
+            k=min(3, len(a) - 1),
+        )
         folds_a, folds_b = analysis.fold_tensor(first), analysis.fold_tensor(second)
         draws = fold_resamples(len(analysis.datasets), folds_a.shape[2], rng, len(analysis.resamples))
-        fold_data = leaderboard_agreement(a.mean(axis=1), b.mean(axis=1), fold_resampled_means(folds_a, draws),
-                                          fold_resampled_means(folds_b, draws), k=min(3, len(a) - 1))
-        rows.append({"first": first, "second": second, "tau_b": data.tau_b, "ci_low": data.low, "ci_high": data.high,
-                     "fold_ci_low": fold_data.low, "fold_ci_high": fold_data.high,
-                     "top3_changed": data.top_k_changed, "top3_changed_share": data.top_k_changed_share,
-                     **analysis.context()})
+        fold_data = leaderboard_agreement(
+            a.mean(axis=1),
+            b.mean(axis=1),
+            fold_resampled_means(folds_a, draws),
+            fold_resampled_means(folds_b, draws),
+            k=min(3, len(a) - 1),
+        )
+        rows.append(
+            {
+                "first": first,
+                "second": second,
+                "tau_b": data.tau_b,
+                "ci_low": data.low,
+                "ci_high": data.high,
+                "fold_ci_low": fold_data.low,
+                "fold_ci_high": fold_data.high,
+                "top3_changed": data.top_k_changed,
+                "top3_changed_share": data.top_k_changed_share,
+                **analysis.context(),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -190,15 +270,25 @@ def friedman_tables(analysis: Analysis) -> tuple[pd.DataFrame, pd.DataFrame]:
     k, n = len(analysis.detectors), len(analysis.datasets)
     if k < 2 or n < 2:
         return pd.DataFrame(columns=["protocol", "k", "n", "chi2", "p_value", "p_holm"]), pd.DataFrame(
-            columns=["protocol", "first", "second", "statistic", "p_value", "p_holm", "reject"])
+            columns=["protocol", "first", "second", "statistic", "p_value", "p_holm", "reject"]
+        )
     rows, pairs = [], []
     for protocol in FRIEDMAN_PROTOCOLS:
         scores = analysis.matrix(protocol)
         result = friedman(scores)
-        rows.append({"protocol": protocol, "k": k, "n": n, "chi2": result.chi2, "p_value": result.p_value,
-                     "iman_davenport": result.iman_davenport, "iman_davenport_p": result.iman_davenport_p,
-                     "nemenyi_cd": nemenyi_cd(k, n),
-                     "mean_ranks": ";".join(f"{d}={r:.2f}" for d, r in zip(analysis.detectors, result.mean_ranks))})
+        rows.append(
+            {
+                "protocol": protocol,
+                "k": k,
+                "n": n,
+                "chi2": result.chi2,
+                "p_value": result.p_value,
+                "iman_davenport": result.iman_davenport,
+                "iman_davenport_p": result.iman_davenport_p,
+                "nemenyi_cd": nemenyi_cd(k, n),
+                "mean_ranks": ";".join(f"{d}={r:.2f}" for d, r in zip(analysis.detectors, result.mean_ranks)),
+            }
+        )
         pairs.append(pairwise_wilcoxon(scores, analysis.detectors).assign(protocol=protocol))
     table = pd.DataFrame(rows)
     table["p_holm"] = holm_adjust(table["p_value"].to_numpy())
@@ -210,11 +300,15 @@ def significance_table(friedman_rows: pd.DataFrame, pairwise: pd.DataFrame) -> p
     """Table 34: Friedman p per protocol, the smallest unadjusted pairwise p and the pairs Holm rejects."""
     if friedman_rows.empty:
         return pd.DataFrame(columns=["protocol", "friedman_p", "smallest_pairwise_p", "holm_rejections"])
-    summary = pairwise.groupby("protocol").agg(smallest_pairwise_p=("p_value", "min"),
-                                               holm_rejections=("reject", "sum")).reset_index()
+    summary = (
+        pairwise.groupby("protocol")
+        .agg(smallest_pairwise_p=("p_value", "min"), holm_rejections=("reject", "sum"))
+        .reset_index()
+    )
     context = [c for c in ("scope", "n_detectors", "n_datasets", "datasets", "nonfinite_folds") if c in friedman_rows]
-    table = friedman_rows[["protocol", "p_value", "p_holm", "iman_davenport", "iman_davenport_p", "nemenyi_cd",
-                           *context]]
+    table = friedman_rows[
+        ["protocol", "p_value", "p_holm", "iman_davenport", "iman_davenport_p", "nemenyi_cd", *context]
+    ]
     return table.rename(columns={"p_value": "friedman_p"}).merge(summary, on="protocol", how="left")
 
 
@@ -243,18 +337,29 @@ def size_matched_table(matched: pd.DataFrame, min_retained: float) -> pd.DataFra
         return pd.DataFrame(columns=["detector", "dataset", "kept", "auroc_full", "auroc_matched"])
     values = ["auroc_full", "auroc_matched", "nodes_auroc_matched", "edges_auroc_matched"]
     per_dataset = matched.groupby(["detector", "dataset"], as_index=False).agg(
-        min_retained=("retained", "min"), matched=("matched", "sum"), anomalies=("anomalies", "sum"),
-        **{v: (v, "mean") for v in values})
+        min_retained=("retained", "min"),
+        matched=("matched", "sum"),
+        anomalies=("anomalies", "sum"),
+        **{v: (v, "mean") for v in values},
+    )
     per_dataset["kept"] = per_dataset["min_retained"] >= min_retained
-    pooled = (per_dataset[per_dataset["kept"]].groupby("detector", as_index=False)[values].mean()
-              .assign(dataset="pooled", kept=True))
+    pooled = (
+        per_dataset[per_dataset["kept"]]
+        .groupby("detector", as_index=False)[values]
+        .mean()
+        .assign(dataset="pooled", kept=True)
+    )
     return pd.concat([per_dataset, pooled], ignore_index=True)
 
 
 def detector_summary(analysis: Analysis, metric: str = "auroc") -> pd.DataFrame:
     """Per detector and protocol: the mean over the analysis datasets (the "UB9 mean")."""
-    return (analysis.means.groupby(["detector", "protocol"], as_index=False)[metric].mean()
-            .pivot(index="detector", columns="protocol", values=metric).reset_index())
+    return (
+        analysis.means.groupby(["detector", "protocol"], as_index=False)[metric]
+        .mean()
+        .pivot(index="detector", columns="protocol", values=metric)
+        .reset_index()
+    )
 
 
 def reference_rows(references: pd.DataFrame, kernel_settings: pd.DataFrame, datasets: Sequence[str]) -> pd.DataFrame:
@@ -267,8 +372,7 @@ def reference_rows(references: pd.DataFrame, kernel_settings: pd.DataFrame, data
         per_dataset = frame.groupby("dataset")["auroc"].mean()
         if len(per_dataset) == len(datasets):
             value = float(per_dataset.mean())
-            rows.append({"detector": method, "kind": "reference",
-                         **{p: value for p in LEADERBOARD_PROTOCOLS}})
+            rows.append({"detector": method, "kind": "reference", **{p: value for p in LEADERBOARD_PROTOCOLS}})
     kernels = kernel_settings[kernel_settings["dataset"].isin(datasets) & (kernel_settings["fit"] == "train")]
     for method, frame in kernels.groupby("method"):
         by_setting = frame.groupby("setting")["auroc"].agg(["mean", "count"])
@@ -277,13 +381,23 @@ def reference_rows(references: pd.DataFrame, kernel_settings: pd.DataFrame, data
         default = by_setting.loc["default", "mean"]
         searched = "tuned" in by_setting.index
         tuned = by_setting.loc["tuned", "mean"] if searched else default
-        rows.append({"detector": method, "kind": "kernel" if searched else "kernel (grid not run: default)",
-                     "oracle_ub": tuned, "oracle_own": tuned, "last": tuned, "val_normal": tuned, "hp_free": default})
+        rows.append(
+            {
+                "detector": method,
+                "kind": "kernel" if searched else "kernel (grid not run: default)",
+                "oracle_ub": tuned,
+                "oracle_own": tuned,
+                "last": tuned,
+                "val_normal": tuned,
+                "hp_free": default,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def leaderboard_table(analysis: Analysis, extra_rows: pd.DataFrame, columns: Sequence[str],
-                      rank_detectors_only: bool = False) -> pd.DataFrame:
+def leaderboard_table(
+    analysis: Analysis, extra_rows: pd.DataFrame, columns: Sequence[str], rank_detectors_only: bool = False
+) -> pd.DataFrame:
     """Table 2 / 23: mean AUROC per row and protocol, Val-Normal's dataset-bootstrap interval for the
     detectors, ranks per column, sorted by Val-Normal. Table 2 ranks among the detectors only (references
     and kernels are shown unranked); Table 23 among all its rows."""
@@ -291,8 +405,10 @@ def leaderboard_table(analysis: Analysis, extra_rows: pd.DataFrame, columns: Seq
     val_normal = analysis.matrix("val_normal")
     for i, detector in enumerate(analysis.detectors):
         interval = dataset_bootstrap(val_normal[i], analysis.resamples)
-        summary.loc[summary["detector"] == detector, ["val_normal_low", "val_normal_high"]] = (interval.low,
-                                                                                              interval.high)
+        summary.loc[summary["detector"] == detector, ["val_normal_low", "val_normal_high"]] = (
+            interval.low,
+            interval.high,
+        )
     table = pd.concat([summary, extra_rows], ignore_index=True)
     ranked = table["kind"] == "detector" if rank_detectors_only else pd.Series(True, index=table.index)
     for column in columns:
@@ -306,8 +422,9 @@ G1_MIN_DETECTORS, G1_MIN_MEAN, G1_DETECTOR_BAR, G1_MIN_SHARE = 8, 3.0, 2.0, 0.75
 G2A_MAX_TAU, G2B_MIN_GAP = 0.8, 2.0
 
 
-def decisions_table(leakage: pd.DataFrame, hp_gap: pd.DataFrame, kendall: pd.DataFrame,
-                    analysis: Analysis) -> pd.DataFrame:
+def decisions_table(
+    leakage: pd.DataFrame, hp_gap: pd.DataFrame, kendall: pd.DataFrame, analysis: Analysis
+) -> pd.DataFrame:
     """decisions.csv: the pre-registered decision functions of spec 4.6 with their inputs and verdicts.
 
     G1: at least 8 complete detectors, pooled leakage at least 3.0 and at least 75% of detectors with
@@ -315,13 +432,29 @@ def decisions_table(leakage: pd.DataFrame, hp_gap: pd.DataFrame, kendall: pd.Dat
     the top 3 changed. G2(b): pooled hyperparameter gap at least 2.0. G2(c), the typed-anomaly rule, needs
     part 4 and is ``not run``. G = G1 and any G2; ``undecided`` while it hangs on G2(c). Verdicts are the
     pre-registered test only with ``scope`` UB9; on fewer datasets they are shown for what they are."""
-    rows = [_g1_row(leakage, analysis), _g2a_row(kendall), _g2b_row(hp_gap),
-            {"rule": "G2c", "condition": "typed blind spot (spec 4.16)", "value": None, "verdict": "not run",
-             "inputs": "needs the typed anomalies (glad part 4)"}]
+    rows = [
+        _g1_row(leakage, analysis),
+        _g2a_row(kendall),
+        _g2b_row(hp_gap),
+        {
+            "rule": "G2c",
+            "condition": "typed blind spot (spec 4.16)",
+            "value": None,
+            "verdict": "not run",
+            "inputs": "needs the typed anomalies (glad part 4)",
+        },
+    ]
     g1, g2 = rows[0]["verdict"], [r["verdict"] for r in rows[1:]]
-    overall = ("not met" if g1 != "met" else "met" if "met" in g2 else "undecided" if "not run" in g2 else "not met")
-    rows.append({"rule": "G", "condition": "G1 and (G2a or G2b or G2c)", "value": None, "verdict": overall,
-                 "inputs": f"G1 {g1}; G2a {g2[0]}; G2b {g2[1]}; G2c {g2[2]}"})
+    overall = "not met" if g1 != "met" else "met" if "met" in g2 else "undecided" if "not run" in g2 else "not met"
+    rows.append(
+        {
+            "rule": "G",
+            "condition": "G1 and (G2a or G2b or G2c)",
+            "value": None,
+            "verdict": overall,
+            "inputs": f"G1 {g1}; G2a {g2[0]}; G2b {g2[1]}; G2c {g2[2]}",
+        }
+    )
     return pd.DataFrame(rows).assign(**analysis.context())
 
 
@@ -336,9 +469,14 @@ def _g1_row(leakage: pd.DataFrame, analysis: Analysis) -> dict[str, object]:
         share = float(np.mean(per_detector >= G1_DETECTOR_BAR)) if len(per_detector) else float("nan")
         met = met and mean >= G1_MIN_MEAN and share >= G1_MIN_SHARE
         parts.append(f"vs {versus}: mean {mean:.2f}, share >= {G1_DETECTOR_BAR:g} {share:.2f}")
-    return {"rule": "G1", "condition": f"n >= {G1_MIN_DETECTORS}, mean leakage >= {G1_MIN_MEAN:g}, share of detectors "
-            f">= {G1_DETECTOR_BAR:g} at least {G1_MIN_SHARE:g}, vs Val-Normal and Last", "value": n,
-            "verdict": "met" if met else "not met", "inputs": f"{n} complete detectors; " + "; ".join(parts)}
+    return {
+        "rule": "G1",
+        "condition": f"n >= {G1_MIN_DETECTORS}, mean leakage >= {G1_MIN_MEAN:g}, share of detectors "
+        f">= {G1_DETECTOR_BAR:g} at least {G1_MIN_SHARE:g}, vs Val-Normal and Last",
+        "value": n,
+        "verdict": "met" if met else "not met",
+        "inputs": f"{n} complete detectors; " + "; ".join(parts),
+    }
 
 
 def _g2a_row(kendall: pd.DataFrame) -> dict[str, object]:
@@ -347,15 +485,24 @@ def _g2a_row(kendall: pd.DataFrame) -> dict[str, object]:
     if row.empty:
         return {**rule, "value": None, "verdict": "not run", "inputs": "fewer than two complete detectors"}
     tau, changed = float(row["tau_b"].iloc[0]), bool(row["top3_changed"].iloc[0])
-    return {**rule, "value": tau, "verdict": "met" if tau <= G2A_MAX_TAU or changed else "not met",
-            "inputs": f"tau-b {tau:.3f}; top 3 changed: {changed}"}
+    return {
+        **rule,
+        "value": tau,
+        "verdict": "met" if tau <= G2A_MAX_TAU or changed else "not met",
+        "inputs": f"tau-b {tau:.3f}; top 3 changed: {changed}",
+    }
 
 
 def _g2b_row(hp_gap: pd.DataFrame) -> dict[str, object]:
     pooled = hp_gap.loc[hp_gap["detector"] == "pooled", "hp_gap"]
     gap = float(pooled.iloc[0]) if len(pooled) else float("nan")
-    return {"rule": "G2b", "condition": f"pooled hyperparameter gap >= {G2B_MIN_GAP:g}", "value": gap,
-            "verdict": "met" if gap >= G2B_MIN_GAP else "not met", "inputs": f"gap {gap:.3f}"}
+    return {
+        "rule": "G2b",
+        "condition": f"pooled hyperparameter gap >= {G2B_MIN_GAP:g}",
+        "value": gap,
+        "verdict": "met" if gap >= G2B_MIN_GAP else "not met",
+        "inputs": f"gap {gap:.3f}",
+    }
 
 
 FLAGGING = frozenset({"nonfinite_scores", "tied_across_classes", "failed"})
@@ -398,18 +545,28 @@ def robustness_table(analysis: Analysis) -> pd.DataFrame:
         gap = oracle - analysis.matrix(versus)
         rows.append({"check": "all datasets", "versus": versus, "dataset": "", "leakage": float(gap.mean())})
         leakage, n_flagged = _leakage_without_flagged(analysis, versus)
-        rows.append({"check": "flagged runs excluded", "versus": versus, "dataset": "", "leakage": leakage,
-                     "n_flagged": n_flagged})
+        rows.append(
+            {
+                "check": "flagged runs excluded",
+                "versus": versus,
+                "dataset": "",
+                "leakage": leakage,
+                "n_flagged": n_flagged,
+            }
+        )
         for j, dataset in enumerate(analysis.datasets):
             if len(analysis.datasets) > 1:
                 rest = np.delete(gap, j, axis=1)
-                rows.append({"check": "leave one out", "versus": versus, "dataset": dataset,
-                             "leakage": float(rest.mean())})
-            rows.append({"check": "one dataset", "versus": versus, "dataset": dataset,
-                         "leakage": float(gap[:, j].mean())})
+                rows.append(
+                    {"check": "leave one out", "versus": versus, "dataset": dataset, "leakage": float(rest.mean())}
+                )
+            rows.append(
+                {"check": "one dataset", "versus": versus, "dataset": dataset, "leakage": float(gap[:, j].mean())}
+            )
     default_gap = analysis.matrix("oracle_default") - analysis.matrix("hp_free")
-    rows.append({"check": "default-setting runs", "versus": "hp_free", "dataset": "",
-                 "leakage": float(default_gap.mean())})
+    rows.append(
+        {"check": "default-setting runs", "versus": "hp_free", "dataset": "", "leakage": float(default_gap.mean())}
+    )
     return pd.DataFrame(rows).assign(**analysis.context())
 
 
@@ -426,8 +583,7 @@ def per_dataset_table(analysis: Analysis, extra: pd.DataFrame, protocol: str) ->
     return wide.reset_index(drop=True).assign(protocol=protocol, **analysis.context())
 
 
-def reference_rows_per_dataset(references: pd.DataFrame, kernel_settings: pd.DataFrame, protocol: str
-                               ) -> pd.DataFrame:
+def reference_rows_per_dataset(references: pd.DataFrame, kernel_settings: pd.DataFrame, protocol: str) -> pd.DataFrame:
     """Per-dataset rows of part 1's methods for one protocol of Tables 24-27 (train fit): a reference's one
     value; a kernel's tuned value under the test-selected protocols and its default under HP-Free."""
     refs = references[references["fit"] == "train"].groupby(["method", "dataset"], as_index=False)["auroc"].mean()
@@ -438,7 +594,8 @@ def reference_rows_per_dataset(references: pd.DataFrame, kernel_settings: pd.Dat
         chosen, kind = kernels[kernels["setting"] == "default"], "kernel (grid not run: default)"
     chosen = chosen.groupby(["method", "dataset"], as_index=False)["auroc"].mean()
     return pd.concat([refs.assign(kind="reference"), chosen.assign(kind=kind)], ignore_index=True).rename(
-        columns={"method": "detector"})
+        columns={"method": "detector"}
+    )
 
 
 def selectors_table(analysis: Analysis) -> pd.DataFrame:
@@ -449,8 +606,14 @@ def selectors_table(analysis: Analysis) -> pd.DataFrame:
     pilots = summary[summary["detector"].isin(PILOT)]
     if pilots.empty:
         return pd.DataFrame(columns=["selector", "mean", "minus_val_normal"])
-    rows = [{"selector": s, "mean": float(pilots[s].mean()),
-             "minus_val_normal": float((pilots[s] - pilots["val_normal"]).mean())} for s in selectors]
+    rows = [
+        {
+            "selector": s,
+            "mean": float(pilots[s].mean()),
+            "minus_val_normal": float((pilots[s] - pilots["val_normal"]).mean()),
+        }
+        for s in selectors
+    ]
     return pd.DataFrame(rows).assign(detectors=";".join(pilots["detector"]), **analysis.context())
 
 

@@ -52,15 +52,16 @@ def anomaly_class_of(labels: np.ndarray, anomaly_class: str) -> int:
 
 def holdout_split(train_normal: np.ndarray, share: float, *seed_parts: object) -> tuple[np.ndarray, np.ndarray]:
     """(hold-out, fit): a seeded ``share`` of the training normals, rounded, and the rest (both sorted)."""
-    size = int(round(share * len(train_normal)))
+    size = round(share * len(train_normal))
     chosen = rng_for(*seed_parts).choice(len(train_normal), size=size, replace=False)
     mask = np.zeros(len(train_normal), dtype=bool)
     mask[chosen] = True
     return np.sort(train_normal[mask]), np.sort(train_normal[~mask])
 
 
-def tu_folds(raw_labels: np.ndarray, dataset: str, n_folds: int = 5, anomaly_class: str = "0",
-             holdout_share: float = 0.2) -> list[Fold]:
+def tu_folds(
+    raw_labels: np.ndarray, dataset: str, n_folds: int = 5, anomaly_class: str = "0", holdout_share: float = 0.2
+) -> list[Fold]:
     """UB-GOLD's ``get_ad_split_TU`` folds plus the paper's hold-out."""
     labels = mapped_labels(raw_labels)
     anomalous = anomaly_class_of(labels, anomaly_class)
@@ -70,14 +71,23 @@ def tu_folds(raw_labels: np.ndarray, dataset: str, n_folds: int = 5, anomaly_cla
         train_normal = np.sort(train[labels[train] != anomalous])
         holdout, fit = holdout_split(train_normal, holdout_share, "glad", dataset, index, "holdout")
         test = np.sort(test)
-        folds.append(Fold(fold=index, seed=UB_GOLD_SEED + index, train_normal=train_normal.tolist(),
-                          holdout=holdout.tolist(), fit=fit.tolist(), test=test.tolist(),
-                          test_labels=(labels[test] == anomalous).astype(int).tolist()))
+        folds.append(
+            Fold(
+                fold=index,
+                seed=UB_GOLD_SEED + index,
+                train_normal=train_normal.tolist(),
+                holdout=holdout.tolist(),
+                fit=fit.tolist(),
+                test=test.tolist(),
+                test_labels=(labels[test] == anomalous).astype(int).tolist(),
+            )
+        )
     return folds
 
 
-def tox21_trials(graphs: GraphSet, n_train: int, dataset: str, trials: int = 5, anomaly_label: int = 1,
-                 holdout_share: float = 0.2) -> list[Fold]:
+def tox21_trials(
+    graphs: GraphSet, n_train: int, dataset: str, trials: int = 5, anomaly_label: int = 1, holdout_share: float = 0.2
+) -> list[Fold]:
     """Tox21's fixed split in a set whose first ``n_train`` graphs are the training file.
 
     Train on the training file's normal graphs that have at least one edge (UB-GOLD's loader skips
@@ -91,9 +101,17 @@ def tox21_trials(graphs: GraphSet, n_train: int, dataset: str, trials: int = 5, 
     folds = []
     for trial in range(trials):
         holdout, fit = holdout_split(train_normal, holdout_share, "glad", dataset, trial, "holdout")
-        folds.append(Fold(fold=trial, seed=UB_GOLD_SEED + trial, train_normal=train_normal.tolist(),
-                          holdout=holdout.tolist(), fit=fit.tolist(), test=test.tolist(),
-                          test_labels=(labels[test] == anomaly_label).astype(int).tolist()))
+        folds.append(
+            Fold(
+                fold=trial,
+                seed=UB_GOLD_SEED + trial,
+                train_normal=train_normal.tolist(),
+                holdout=holdout.tolist(),
+                fit=fit.tolist(),
+                test=test.tolist(),
+                test_labels=(labels[test] == anomaly_label).astype(int).tolist(),
+            )
+        )
     return folds
 
 

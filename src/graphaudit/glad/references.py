@@ -54,8 +54,9 @@ def lw_scores(train: np.ndarray, test: np.ndarray, seed: int = 0) -> np.ndarray:
     return LedoitWolf().fit(train).mahalanobis(test)
 
 
-def isolation_forest_scores(train: np.ndarray, test: np.ndarray, seed: int, n_estimators: int = 200,
-                            max_samples: float = 0.5) -> np.ndarray:
+def isolation_forest_scores(
+    train: np.ndarray, test: np.ndarray, seed: int, n_estimators: int = 200, max_samples: float = 0.5
+) -> np.ndarray:
     """-decision_function of an isolation forest fitted on the training rows (higher = more anomalous)."""
     forest = IsolationForest(n_estimators=n_estimators, max_samples=max_samples, random_state=seed % 2**32)
     return -forest.fit(train).decision_function(test)
@@ -69,8 +70,9 @@ def training_subsample(train_ids: list[int], max_train: int, seed: int) -> np.nd
     return np.sort(np.random.default_rng(seed).choice(train, size=max_train, replace=False))
 
 
-def score_folds(method: str, dataset: str, folds: list[Fold], features: np.ndarray, scorer: Scorer,
-                fit_on: str) -> list[dict[str, object]]:
+def score_folds(
+    method: str, dataset: str, folds: list[Fold], features: np.ndarray, scorer: Scorer, fit_on: str
+) -> list[dict[str, object]]:
     """Fit ``scorer`` per fold on the training normals' rows, score the test rows, one metrics row a fold."""
     rows = []
     for fold in folds:
@@ -81,12 +83,26 @@ def score_folds(method: str, dataset: str, folds: list[Fold], features: np.ndarr
 
 
 def reference_row(method: str, dataset: str, fold: Fold, scores: np.ndarray) -> dict[str, object]:
-    return {"method": method, "setting": "default", "fit": "train", "dataset": dataset, "fold": fold.fold,
-            **detection_metrics(np.asarray(fold.test_labels), scores)}
+    return {
+        "method": method,
+        "setting": "default",
+        "fit": "train",
+        "dataset": dataset,
+        "fold": fold.fold,
+        **detection_metrics(np.asarray(fold.test_labels), scores),
+    }
 
 
-def wl_histogram_rows(dataset: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], fit_on: str,
-                      iterations: int, max_train: int, forest: dict[str, object]) -> list[dict[str, object]]:
+def wl_histogram_rows(
+    dataset: str,
+    graphs: GraphSet,
+    colours: np.ndarray,
+    folds: list[Fold],
+    fit_on: str,
+    iterations: int,
+    max_train: int,
+    forest: dict[str, object],
+) -> list[dict[str, object]]:
     """WL histogram + IF per fold: rows of the normalised WL subtree kernel (``iterations`` iterations)
     against at most ``max_train`` training graphs, as features of an isolation forest."""
     matrices = KernelMatrices("WL", graphs, colours, iterations)

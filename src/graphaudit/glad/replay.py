@@ -37,8 +37,10 @@ METRICS = {"auroc": auroc, "auprc": auprc, "fpr95": fpr95}
 TIED_ACROSS_CLASSES = "tied_across_classes"
 """A protocol-row flag (labels are known here, not to the label-free rules): a chosen point gives a normal and an
 anomaly the same score (:func:`graphaudit.selection.rules.ties_across_classes`)."""
-SETTING_PROTOCOLS = {"tuned": ("oracle_ub", "oracle_own", *LABEL_FREE_ON_TUNED),
-                     "default": ("oracle_default", "hp_free")}
+SETTING_PROTOCOLS = {
+    "tuned": ("oracle_ub", "oracle_own", *LABEL_FREE_ON_TUNED),
+    "default": ("oracle_default", "hp_free"),
+}
 """The protocols each setting's run feeds (a failed run leaves a NaN row in each)."""
 
 
@@ -55,8 +57,9 @@ class FoldRuns:
         return TestLabels(ids=np.asarray(self.fold.test), labels=np.asarray(self.fold.test_labels))
 
 
-def _selections(family: str, runs: Mapping[str, Trajectory], labels: TestLabels
-                ) -> dict[str, tuple[Selection, Trajectory | Mapping[str, Trajectory]]]:
+def _selections(
+    family: str, runs: Mapping[str, Trajectory], labels: TestLabels
+) -> dict[str, tuple[Selection, Trajectory | Mapping[str, Trajectory]]]:
     """Each protocol's selection and the runs it was made on; protocols whose run is missing are left out."""
     oracle_rule = ORACLE_RULE[family]
     chosen: dict[str, tuple[Selection, Trajectory | Mapping[str, Trajectory]]] = {}
@@ -77,10 +80,14 @@ def protocol_rows(detector: str, dataset: str, family: str, fold_runs: FoldRuns)
     labels = fold_runs.labels()
     rows = []
     for protocol, (selection, runs) in _selections(family, fold_runs.runs, labels).items():
-        row: dict[str, object] = {"detector": detector, "dataset": dataset, "fold": fold_runs.fold.fold,
-                                  "protocol": protocol,
-                                  "epoch": selection.epochs[0] if len(selection.epochs) == 1 else None,
-                                  "n_points": len(selection.epochs)}
+        row: dict[str, object] = {
+            "detector": detector,
+            "dataset": dataset,
+            "fold": fold_runs.fold.fold,
+            "protocol": protocol,
+            "epoch": selection.epochs[0] if len(selection.epochs) == 1 else None,
+            "n_points": len(selection.epochs),
+        }
         row.update({name: evaluate(selection, runs, labels, metric) for name, metric in METRICS.items()})
         flags = {str(flag) for flag in selection.flags}
         if ties_across_classes(selection, runs, labels):
@@ -93,9 +100,21 @@ def protocol_rows(detector: str, dataset: str, family: str, fold_runs: FoldRuns)
 
 def _failed_rows(detector: str, dataset: str, fold_runs: FoldRuns) -> list[dict[str, object]]:
     """A NaN row per protocol of each failed run, so the leaderboard counts the fold (``n_nonfinite``)."""
-    return [{"detector": detector, "dataset": dataset, "fold": fold_runs.fold.fold, "protocol": protocol,
-             "epoch": None, "n_points": 0, **{name: np.nan for name in METRICS}, "flags": "failed", "reason": reason}
-            for setting, reason in fold_runs.failed.items() for protocol in SETTING_PROTOCOLS[setting]]
+    return [
+        {
+            "detector": detector,
+            "dataset": dataset,
+            "fold": fold_runs.fold.fold,
+            "protocol": protocol,
+            "epoch": None,
+            "n_points": 0,
+            **{name: np.nan for name in METRICS},
+            "flags": "failed",
+            "reason": reason,
+        }
+        for setting, reason in fold_runs.failed.items()
+        for protocol in SETTING_PROTOCOLS[setting]
+    ]
 
 
 def curve_rows(detector: str, dataset: str, fold_runs: FoldRuns) -> list[dict[str, object]]:
@@ -106,14 +125,24 @@ def curve_rows(detector: str, dataset: str, fold_runs: FoldRuns) -> list[dict[st
         aurocs = metric_curve(run, labels)
         holdout = run.holdout_scores.mean(axis=1) if run.holdout_scores.shape[1] else np.full(len(run), np.nan)
         for t in range(len(run)):
-            rows.append({"detector": detector, "dataset": dataset, "fold": fold_runs.fold.fold, "setting": setting,
-                         "epoch": int(run.epochs[t]), "train_loss": float(run.train_loss[t]),
-                         "test_auroc": float(aurocs[t]), "holdout_mean": float(holdout[t])})
+            rows.append(
+                {
+                    "detector": detector,
+                    "dataset": dataset,
+                    "fold": fold_runs.fold.fold,
+                    "setting": setting,
+                    "epoch": int(run.epochs[t]),
+                    "train_loss": float(run.train_loss[t]),
+                    "test_auroc": float(aurocs[t]),
+                    "holdout_mean": float(holdout[t]),
+                }
+            )
     return rows
 
 
-def null_row(detector: str, dataset: str, family: str, fold_runs: FoldRuns, rng: np.random.Generator,
-             n_permutations: int) -> dict[str, object] | None:
+def null_row(
+    detector: str, dataset: str, family: str, fold_runs: FoldRuns, rng: np.random.Generator, n_permutations: int
+) -> dict[str, object] | None:
     """Selection on noise for the tuned run (spec 4.7): mean over permutations of the unrestricted best minus
     last test AUROC with permuted labels (``null_gain``), against the observed Oracle (UB-GOLD's rule, with
     its patience) minus Last (``observed_gain``), the comparison the paper makes; the observed unrestricted
@@ -126,13 +155,20 @@ def null_row(detector: str, dataset: str, family: str, fold_runs: FoldRuns, rng:
     gains = selection_on_noise(aligned, run.test_scores, rng, n_permutations)
     oracle = evaluate(select(ORACLE_RULE[family], run, labels), run, labels)
     last = evaluate(select("last", run), run, labels)
-    return {"detector": detector, "dataset": dataset, "fold": fold_runs.fold.fold, "n_permutations": n_permutations,
-            "null_gain": float(np.mean(gains)), "null_gain_sd": float(np.std(gains)),
-            "observed_gain": oracle - last,
-            "observed_unrestricted_gain": float(selection_gain(trajectory_auroc(aligned, run.test_scores)))}
+    return {
+        "detector": detector,
+        "dataset": dataset,
+        "fold": fold_runs.fold.fold,
+        "n_permutations": n_permutations,
+        "null_gain": float(np.mean(gains)),
+        "null_gain_sd": float(np.std(gains)),
+        "observed_gain": oracle - last,
+        "observed_unrestricted_gain": float(selection_gain(trajectory_auroc(aligned, run.test_scores))),
+    }
 
 
 # ---- size-matched subsets (spec §4.8) ------------------------------------------------------------------
+
 
 def size_matched_pairs(sizes: np.ndarray, labels: np.ndarray, caliper: float) -> tuple[np.ndarray, np.ndarray]:
     """One-to-one matching of anomalies to normals on (log n, log(m+1)).
@@ -154,8 +190,9 @@ def size_matched_pairs(sizes: np.ndarray, labels: np.ndarray, caliper: float) ->
     return anomalies[rows[keep]], normals[cols[keep]]
 
 
-def size_matched_row(detector: str, dataset: str, fold_runs: FoldRuns, sizes: Mapping[int, tuple[int, int]],
-                     caliper: float) -> dict[str, object] | None:
+def size_matched_row(
+    detector: str, dataset: str, fold_runs: FoldRuns, sizes: Mapping[int, tuple[int, int]], caliper: float
+) -> dict[str, object] | None:
     """Val-Normal's AUROC on the full test fold and on its size-matched subset, with the node- and
     edge-count AUROC on the subset as the residual-size check (50 = size no longer separates)."""
     run = fold_runs.runs.get("tuned")
@@ -167,10 +204,15 @@ def size_matched_row(detector: str, dataset: str, fold_runs: FoldRuns, sizes: Ma
     chosen = select("val_normal", run).index
     scores = run.test_scores[chosen]
     subset = np.concatenate([matched_a, matched_n])
-    row: dict[str, object] = {"detector": detector, "dataset": dataset, "fold": fold_runs.fold.fold,
-                              "anomalies": int(labels.sum()), "matched": len(matched_a),
-                              "retained": len(matched_a) / max(int(labels.sum()), 1),
-                              "auroc_full": auroc(labels, scores) if np.isfinite(scores).all() else np.nan}
+    row: dict[str, object] = {
+        "detector": detector,
+        "dataset": dataset,
+        "fold": fold_runs.fold.fold,
+        "anomalies": int(labels.sum()),
+        "matched": len(matched_a),
+        "retained": len(matched_a) / max(int(labels.sum()), 1),
+        "auroc_full": auroc(labels, scores) if np.isfinite(scores).all() else np.nan,
+    }
     if len(matched_a) and np.isfinite(scores).all():
         row["auroc_matched"] = auroc(labels[subset], scores[subset])
         row["nodes_auroc_matched"] = auroc(labels[subset], size_array[subset, 0])
@@ -180,9 +222,16 @@ def size_matched_row(detector: str, dataset: str, fold_runs: FoldRuns, sizes: Ma
     return row
 
 
-def replay_tables(detector: str, dataset: str, family: str, folds: list[FoldRuns],
-                  sizes: Mapping[int, tuple[int, int]], rng: np.random.Generator, n_permutations: int,
-                  caliper: float) -> dict[str, pd.DataFrame]:
+def replay_tables(
+    detector: str,
+    dataset: str,
+    family: str,
+    folds: list[FoldRuns],
+    sizes: Mapping[int, tuple[int, int]],
+    rng: np.random.Generator,
+    n_permutations: int,
+    caliper: float,
+) -> dict[str, pd.DataFrame]:
     """All per-fold outputs of one detector on one dataset."""
     protocols, curves, nulls, matched = [], [], [], []
     for fold_runs in folds:
@@ -190,6 +239,9 @@ def replay_tables(detector: str, dataset: str, family: str, folds: list[FoldRuns
         curves += curve_rows(detector, dataset, fold_runs)
         nulls.append(null_row(detector, dataset, family, fold_runs, rng, n_permutations))
         matched.append(size_matched_row(detector, dataset, fold_runs, sizes, caliper))
-    return {"protocols": pd.DataFrame(protocols), "curves": pd.DataFrame(curves),
-            "null": pd.DataFrame([r for r in nulls if r is not None]),
-            "size_matched": pd.DataFrame([r for r in matched if r is not None])}
+    return {
+        "protocols": pd.DataFrame(protocols),
+        "curves": pd.DataFrame(curves),
+        "null": pd.DataFrame([r for r in nulls if r is not None]),
+        "size_matched": pd.DataFrame([r for r in matched if r is not None]),
+    }

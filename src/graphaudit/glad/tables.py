@@ -14,8 +14,7 @@ KEYS = ["method", "fit", "setting"]
 
 def chance_sd(folds: list[Fold]) -> float:
     """SD (points) of a fold-mean AUROC under random pairing: sqrt(sum_i Var_i) / k x 100 (spec 4.11)."""
-    variances = [mann_whitney_null_sd(sum(f.test_labels), len(f.test_labels) - sum(f.test_labels)) ** 2
-                 for f in folds]
+    variances = [mann_whitney_null_sd(sum(f.test_labels), len(f.test_labels) - sum(f.test_labels)) ** 2 for f in folds]
     return float(np.sqrt(np.sum(variances)) / len(folds) * 100.0)
 
 
@@ -32,12 +31,18 @@ def kernel_long_table(kernels: pd.DataFrame) -> pd.DataFrame:
 def kernel_settings(kernels: pd.DataFrame) -> pd.DataFrame:
     """Fold-mean AUROC per (method, fit, dataset) at the default and, where a grid was searched, at the tuned
     (best mean test AUROC) configuration."""
-    means = (kernels.groupby(["method", "fit", "dataset", "config", "is_default"], as_index=False)
-             .agg(auroc=("auroc", "mean"), constant_kernel=("constant_kernel", "all")))
+    means = kernels.groupby(["method", "fit", "dataset", "config", "is_default"], as_index=False).agg(
+        auroc=("auroc", "mean"), constant_kernel=("constant_kernel", "all")
+    )
     default = means[means["is_default"]].assign(setting="default")
     searched = means.groupby(["method", "fit", "dataset"])["config"].transform("nunique") > 1
-    tuned = (means[searched].sort_values(["auroc", "config"], ascending=[False, True], kind="stable")
-             .groupby(["method", "fit", "dataset"], as_index=False).head(1).assign(setting="tuned"))
+    tuned = (
+        means[searched]
+        .sort_values(["auroc", "config"], ascending=[False, True], kind="stable")
+        .groupby(["method", "fit", "dataset"], as_index=False)
+        .head(1)
+        .assign(setting="tuned")
+    )
     return pd.concat([default, tuned], ignore_index=True)[KEYS + ["dataset", "config", "auroc", "constant_kernel"]]
 
 
@@ -56,28 +61,41 @@ def kernel_table(kernels: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
     lists the datasets whose kernel matrix is constant (AUROC 50 by construction, the paper's §)."""
     settings = kernel_settings(kernels[kernels["dataset"].isin(datasets)])
     table = wide_table(settings, KEYS, datasets)
-    constant = (settings[settings["constant_kernel"]].groupby(KEYS)["dataset"]
-                .apply(lambda d: " ".join(sorted(set(d)))).rename("constant").reset_index())
+    constant = (
+        settings[settings["constant_kernel"]]
+        .groupby(KEYS)["dataset"]
+        .apply(lambda d: " ".join(sorted(set(d))))
+        .rename("constant")
+        .reset_index()
+    )
     return table.merge(constant, on=KEYS, how="left")
 
 
 def kernel_gaps(kernels: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
     """Hyperparameter gap (tuned - default, mean over the datasets) per kernel baseline and fit."""
     table = kernel_table(kernels, datasets)
-    pivot = (table.pivot_table(index=["method", "fit"], columns="setting", values="mean")
-             .reindex(columns=["default", "tuned"]).reset_index())
+    pivot = (
+        table.pivot_table(index=["method", "fit"], columns="setting", values="mean")
+        .reindex(columns=["default", "tuned"])
+        .reset_index()
+    )
     pivot["gap"] = pivot["tuned"] - pivot["default"]
     return pivot[["method", "fit", "default", "tuned", "gap"]]
 
 
 def kernel_summary(kernels: pd.DataFrame) -> pd.DataFrame:
     """Share of training normals OCSVM flags (train-fit, default), min / median / max over folds."""
-    flagged = kernels[(kernels["method"].str.endswith("OCSVM")) & (kernels["fit"] == "train")
-                      & kernels["is_default"]]["ocsvm_flagged"].dropna()
+    flagged = kernels[(kernels["method"].str.endswith("OCSVM")) & (kernels["fit"] == "train") & kernels["is_default"]][
+        "ocsvm_flagged"
+    ].dropna()
     if flagged.empty:
         return pd.DataFrame(columns=["quantity", "value"])
-    return pd.DataFrame({"quantity": ["ocsvm_flagged_min", "ocsvm_flagged_median", "ocsvm_flagged_max"],
-                         "value": [flagged.min(), flagged.median(), flagged.max()]})
+    return pd.DataFrame(
+        {
+            "quantity": ["ocsvm_flagged_min", "ocsvm_flagged_median", "ocsvm_flagged_max"],
+            "value": [flagged.min(), flagged.median(), flagged.max()],
+        }
+    )
 
 
 def reference_table(references: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
@@ -93,13 +111,27 @@ def pairing_table(pairing: pd.DataFrame, folds_by_dataset: dict[str, list[Fold]]
     for dataset, group in pairing.groupby("dataset", sort=False):
         sd = chance_sd(folds_by_dataset[dataset])
         released = group["auroc_released"].mean()
-        rows.append({"dataset": dataset, "auroc_released": released, "auroc_aligned": group["auroc_aligned"].mean(),
-                     "differing_share": group["differing_share"].mean(), "chance_sd": sd,
-                     "z_released": (released - 50.0) / sd, "abs_z_released": abs(released - 50.0) / sd})
+        rows.append(
+            {
+                "dataset": dataset,
+                "auroc_released": released,
+                "auroc_aligned": group["auroc_aligned"].mean(),
+                "differing_share": group["differing_share"].mean(),
+                "chance_sd": sd,
+                "z_released": (released - 50.0) / sd,
+                "abs_z_released": abs(released - 50.0) / sd,
+            }
+        )
     table = pd.DataFrame(rows)
-    summary = {"dataset": "all folds", "auroc_released": pairing["auroc_released"].mean(),
-               "auroc_aligned": pairing["auroc_aligned"].mean(), "differing_share": pairing["differing_share"].mean(),
-               "chance_sd": np.nan, "z_released": np.nan, "abs_z_released": table["abs_z_released"].max()}
+    summary = {
+        "dataset": "all folds",
+        "auroc_released": pairing["auroc_released"].mean(),
+        "auroc_aligned": pairing["auroc_aligned"].mean(),
+        "differing_share": pairing["differing_share"].mean(),
+        "chance_sd": np.nan,
+        "z_released": np.nan,
+        "abs_z_released": table["abs_z_released"].max(),
+    }
     return pd.concat([table, pd.DataFrame([summary])], ignore_index=True)
 
 
@@ -108,6 +140,14 @@ def chance_z_table(published: list[dict], folds_by_dataset: dict[str, list[Fold]
     rows = []
     for entry in published:
         sd = chance_sd(folds_by_dataset[entry["dataset"]])
-        rows.append({"dataset": entry["dataset"], "method": entry["method"], "published": entry["auroc"],
-                     "chance_sd": sd, "z": (entry["auroc"] - 50.0) / sd, "source": entry.get("source", "")})
+        rows.append(
+            {
+                "dataset": entry["dataset"],
+                "method": entry["method"],
+                "published": entry["auroc"],
+                "chance_sd": sd,
+                "z": (entry["auroc"] - 50.0) / sd,
+                "source": entry.get("source", ""),
+            }
+        )
     return pd.DataFrame(rows, columns=["dataset", "method", "published", "chance_sd", "z", "source"])

@@ -35,11 +35,18 @@ def make_folds(ctx: RuleContext) -> None:
     dataset, protocol = ctx.wildcards["dataset"], ctx.params["protocol"]
     graphs, n_train = rule_graphs(ctx)
     if is_tox21(dataset):
-        folds = tox21_trials(graphs, n_train, dataset, protocol["tox21_trials"], protocol["tox21_anomaly_label"],
-                             protocol["holdout_share"])
+        folds = tox21_trials(
+            graphs,
+            n_train,
+            dataset,
+            protocol["tox21_trials"],
+            protocol["tox21_anomaly_label"],
+            protocol["holdout_share"],
+        )
     else:
-        folds = tu_folds(graphs.get("graph_labels"), dataset, protocol["folds"], protocol["anomaly_class"],
-                         protocol["holdout_share"])
+        folds = tu_folds(
+            graphs.get("graph_labels"), dataset, protocol["folds"], protocol["anomaly_class"], protocol["holdout_share"]
+        )
     write_json(ctx.output["folds"], folds_to_json(dataset, "tox21" if is_tox21(dataset) else "tu", folds, protocol))
 
 
@@ -51,8 +58,13 @@ def graph_features(ctx: RuleContext) -> None:
     counts = graphlet_counts_closed_form(graphs) if closed_form else graphlet_counts(graphs, ctx.params["max_k"])
     constant = dataset in ctx.params["constant_features"]
     signatures = wl_signatures(graphs, use_node_labels=not constant)
-    log.info("%s: %d graphlet types (%s), %d WL classes", dataset, counts.shape[1],
-             "closed form 3-4" if closed_form else f"ESU 3-{ctx.params['max_k']}", len(np.unique(signatures)))
+    log.info(
+        "%s: %d graphlet types (%s), %d WL classes",
+        dataset,
+        counts.shape[1],
+        "closed form 3-4" if closed_form else f"ESU 3-{ctx.params['max_k']}",
+        len(np.unique(signatures)),
+    )
     write_npz(ctx.output["features"], graphlets=counts, wl=signatures)
 
 
@@ -62,8 +74,9 @@ def audit(ctx: RuleContext) -> None:
     graphs, n_train = rule_graphs(ctx)
     with np.load(ctx.input["features"]) as features:
         signatures = features["wl"]
-    rows = audits.audit_rows(dataset, graphs, read_folds(ctx.input["folds"]), signatures, n_train,
-                             ctx.params["inverted_splits"].get(dataset))
+    rows = audits.audit_rows(
+        dataset, graphs, read_folds(ctx.input["folds"]), signatures, n_train, ctx.params["inverted_splits"].get(dataset)
+    )
     write_table(pd.DataFrame(rows), ctx.output["table"])
 
 
@@ -77,18 +90,30 @@ def run_references(ctx: RuleContext) -> None:
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
     forest = settings["isolation_forest"]
     graphlet_x = references.graphlet_features(graphs, counts)
-    rows = references.score_folds("Size only", dataset, folds, references.size_features(graphs),
-                                  references.lw_scores, fit_on)
+    rows = references.score_folds(
+        "Size only", dataset, folds, references.size_features(graphs), references.lw_scores, fit_on
+    )
     rows += references.score_folds("Graphlet count + LW", dataset, folds, graphlet_x, references.lw_scores, fit_on)
-    rows += references.score_folds("Graphlet count + IF", dataset, folds, graphlet_x,
-                                   lambda tr, te, seed: references.isolation_forest_scores(tr, te, seed, **forest),
-                                   fit_on)
-    rows += references.wl_histogram_rows(dataset, graphs, colours, folds, fit_on, settings["wl_iterations"],
-                                         settings["wl_max_train"], forest)
+    rows += references.score_folds(
+        "Graphlet count + IF",
+        dataset,
+        folds,
+        graphlet_x,
+        lambda tr, te, seed: references.isolation_forest_scores(tr, te, seed, **forest),
+        fit_on,
+    )
+    rows += references.wl_histogram_rows(
+        dataset, graphs, colours, folds, fit_on, settings["wl_iterations"], settings["wl_max_train"], forest
+    )
     if dataset not in ctx.params["constant_features"]:
-        rows += references.score_folds("Edge-label pair + LW", dataset, folds,
-                                       references.edge_label_pair_features(graphs, colours), references.lw_scores,
-                                       fit_on)
+        rows += references.score_folds(
+            "Edge-label pair + LW",
+            dataset,
+            folds,
+            references.edge_label_pair_features(graphs, colours),
+            references.lw_scores,
+            fit_on,
+        )
     write_table(pd.DataFrame(rows), ctx.output["table"])
 
 
@@ -107,8 +132,9 @@ def run_pairing(ctx: RuleContext) -> None:
     dataset = ctx.wildcards["dataset"]
     graphs, _ = rule_graphs(ctx)
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
-    rows = kernels.released_pairing_rows(dataset, graphs, colours, read_folds(ctx.input["folds"]),
-                                         ctx.params["kernels"]["default"])
+    rows = kernels.released_pairing_rows(
+        dataset, graphs, colours, read_folds(ctx.input["folds"]), ctx.params["kernels"]["default"]
+    )
     write_table(pd.DataFrame(rows), ctx.output["table"])
 
 
@@ -121,20 +147,39 @@ def build_tables(ctx: RuleContext) -> None:
     refs = read_tables(ctx.input_list("references"))
     write_table(refs, out["references"], title="Training-free references per fold")
     kernel_rows = read_tables(ctx.input_list("kernels"))
-    write_table(tables.kernel_long_table(kernel_rows), out["kernels"],
-                title="Kernel baselines per fold and configuration")
+    write_table(
+        tables.kernel_long_table(kernel_rows), out["kernels"], title="Kernel baselines per fold and configuration"
+    )
     write_table(tables.kernel_table(kernel_rows, list(UB9)), out["table19"], title="Table 19: kernel baselines, UB9")
-    write_table(tables.kernel_table(kernel_rows, list(SECONDARY)), out["table20"],
-                title="Table 20: kernel baselines, secondary datasets")
-    write_table(tables.kernel_gaps(kernel_rows, list(UB9)), out["kernel_gaps"],
-                title="Kernel hyperparameter gap (tuned - default), UB9")
+    write_table(
+        tables.kernel_table(kernel_rows, list(SECONDARY)),
+        out["table20"],
+        title="Table 20: kernel baselines, secondary datasets",
+    )
+    write_table(
+        tables.kernel_gaps(kernel_rows, list(UB9)),
+        out["kernel_gaps"],
+        title="Kernel hyperparameter gap (tuned - default), UB9",
+    )
     write_table(tables.kernel_summary(kernel_rows), out["kernel_summary"], title="Kernel baselines: summaries")
-    write_table(tables.pairing_table(read_tables(ctx.input_list("pairing")), folds), out["table21"],
-                title="Table 21: UB-GOLD's unchanged WL-IF pipeline")
+    write_table(
+        tables.pairing_table(read_tables(ctx.input_list("pairing")), folds),
+        out["table21"],
+        title="Table 21: UB-GOLD's unchanged WL-IF pipeline",
+    )
     published = yaml.safe_load(Path(ctx.input["published"]).read_text(encoding="utf-8"))["published"]
-    write_table(tables.chance_z_table([p for p in published if p["dataset"] in folds], folds), out["table22"],
-                title="Table 22: published kernel AUROCs with z against random pairing")
-    write_table(tables.reference_table(refs, list(UB9)), out["table23"],
-                title="Table 23 (reference rows): training-free references, UB9")
-    write_table(tables.reference_table(refs, list(SECONDARY)), out["table28"],
-                title="Tables 28-29 (reference rows): training-free references, secondary datasets")
+    write_table(
+        tables.chance_z_table([p for p in published if p["dataset"] in folds], folds),
+        out["table22"],
+        title="Table 22: published kernel AUROCs with z against random pairing",
+    )
+    write_table(
+        tables.reference_table(refs, list(UB9)),
+        out["table23"],
+        title="Table 23 (reference rows): training-free references, UB9",
+    )
+    write_table(
+        tables.reference_table(refs, list(SECONDARY)),
+        out["table28"],
+        title="Tables 28-29 (reference rows): training-free references, secondary datasets",
+    )

@@ -10,8 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from graphaudit.data.graphset import GraphSet
-from graphaudit.graphs.dfscode import (LabeledGraph, dfs_text, dgmg_actions, graphs_from_graphset,
-                                       min_code_component, parse_dfs_text)
+from graphaudit.graphs.dfscode import (
+    LabeledGraph,
+    dfs_text,
+    dgmg_actions,
+    graphs_from_graphset,
+    min_code_component,
+    parse_dfs_text,
+)
 
 DGMG_SPECIAL_TOKENS = 2  # BOS and EOS around the action sequence (Table 10 counts 2|V| + 2|E| + 3)
 
@@ -31,9 +37,14 @@ def dataset_statistics(graphs: GraphSet) -> dict[str, float]:
     """Table 9: graph count, mean / max nodes, mean edges, per-graph mean degree 2m/n and density 2m/(n(n-1))."""
     n, m = graphs.node_counts().astype(float), graphs.edge_counts().astype(float)
     degree = np.divide(2 * m, n, out=np.zeros_like(m), where=n > 0)
-    return {"graphs": graphs.num_graphs, "avg_nodes": float(n.mean()), "avg_edges": float(m.mean()),
-            "max_nodes": int(n.max()), "avg_degree": float(degree.mean()),
-            "density": float(graphs.densities().mean())}
+    return {
+        "graphs": graphs.num_graphs,
+        "avg_nodes": float(n.mean()),
+        "avg_edges": float(m.mean()),
+        "max_nodes": int(n.max()),
+        "avg_degree": float(degree.mean()),
+        "density": float(graphs.densities().mean()),
+    }
 
 
 def serialization_statistics(corpus: list[LabeledGraph], whole: list[LabeledGraph]) -> dict[str, float]:
@@ -44,10 +55,14 @@ def serialization_statistics(corpus: list[LabeledGraph], whole: list[LabeledGrap
     dgmg = [dgmg_actions(g) for g in whole]
     dfs_lengths = np.array([len(t) for t in dfs_tokens])
     dgmg_lengths = np.array([len(a) + DGMG_SPECIAL_TOKENS for a in dgmg])
-    return {"dfs_mean_len": float(dfs_lengths.mean()), "dfs_max_len": int(dfs_lengths.max()),
-            "dfs_vocab": len({t for tokens in dfs_tokens for t in tokens}),
-            "dgmg_mean_len": float(dgmg_lengths.mean()), "dgmg_max_len": int(dgmg_lengths.max()),
-            "dgmg_vocab": len({t for actions in dgmg for t in actions})}
+    return {
+        "dfs_mean_len": float(dfs_lengths.mean()),
+        "dfs_max_len": int(dfs_lengths.max()),
+        "dfs_vocab": len({t for tokens in dfs_tokens for t in tokens}),
+        "dgmg_mean_len": float(dgmg_lengths.mean()),
+        "dgmg_max_len": int(dgmg_lengths.max()),
+        "dgmg_vocab": len({t for actions in dgmg for t in actions}),
+    }
 
 
 def read_sequences(lines: list[str]) -> tuple[list[LabeledGraph], int]:

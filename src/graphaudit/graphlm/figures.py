@@ -8,8 +8,11 @@ import pandas as pd
 
 from graphaudit.report.figures import pyplot, save_figure
 
-PANELS = (("rho", "rho_mean", "rho_sd", "Spearman rho"), ("jsd", "jsd_mean", None, "JSD"),
-          ("missing", "missing_mass_mean", None, "missing mass"))
+PANELS = (
+    ("rho", "rho_mean", "rho_sd", "Spearman rho"),
+    ("jsd", "jsd_mean", None, "JSD"),
+    ("missing", "missing_mass_mean", None, "missing mass"),
+)
 
 
 def figure1(evaluation: pd.DataFrame, bootstrap: pd.DataFrame, png: str | os.PathLike[str]) -> None:
@@ -25,8 +28,12 @@ def figure1(evaluation: pd.DataFrame, bootstrap: pd.DataFrame, png: str | os.Pat
     for axis, (column, reference, spread, label) in zip(axes, PANELS):
         for offset, generator in enumerate(generators):
             rows = evaluation[evaluation["generator"] == generator].set_index("dataset").reindex(datasets)
-            axis.bar([i + (offset - (len(generators) - 1) / 2) * width for i in range(len(datasets))],
-                     rows[column], width=width, label=generator)
+            axis.bar(
+                [i + (offset - (len(generators) - 1) / 2) * width for i in range(len(datasets))],
+                rows[column],
+                width=width,
+                label=generator,
+            )
         for i, row in enumerate(bootstrap.itertuples(index=False)):
             mean = getattr(row, reference)
             axis.hlines(mean, i - 0.45, i + 0.45, colors="black")

@@ -117,9 +117,10 @@ class LabeledGraph:
     def induced(self, nodes: Sequence[int]) -> LabeledGraph:
         """The subgraph induced by ``nodes``, renumbered 0.. in the given order."""
         index = {v: k for k, v in enumerate(nodes)}
-        return LabeledGraph.build([self.node_labels[v] for v in nodes],
-                                  [(index[u], index[v], lab) for u, v, lab in self.edges
-                                   if u in index and v in index])
+        return LabeledGraph.build(
+            [self.node_labels[v] for v in nodes],
+            [(index[u], index[v], lab) for u, v, lab in self.edges if u in index and v in index],
+        )
 
     def permuted(self, perm: Sequence[int]) -> LabeledGraph:
         """The same graph with vertex ``v`` renamed ``perm[v]``."""
@@ -250,8 +251,9 @@ def _first_states(labels: Sequence[int], adj: Adjacency, weight: Sequence[int]) 
     return (0, 1, *best), states
 
 
-def _extend_states(labels: Sequence[int], adj: Adjacency, states: list[_State], rmpath: list[int]
-                   ) -> tuple[tuple[int, ...] | None, list[tuple[_State, int, int]]]:
+def _extend_states(
+    labels: Sequence[int], adj: Adjacency, states: list[_State], rmpath: list[int]
+) -> tuple[tuple[int, ...] | None, list[tuple[_State, int, int]]]:
     """The minimum rightmost extension over all states and every (state, vertex, edge id) realizing it.
 
     Keys: backward ``(0, j, l_e)``, forward ``(1, -i, l_e, l_w)``. Backward edges are always smaller than
@@ -290,8 +292,9 @@ def _extend_states(labels: Sequence[int], adj: Adjacency, states: list[_State], 
     return best, hits
 
 
-def _search_min_code(labels: Sequence[int], adj: Adjacency, num_edges: int,
-                     target: Sequence[DfsTuple] | None = None) -> DfsCode | None:
+def _search_min_code(
+    labels: Sequence[int], adj: Adjacency, num_edges: int, target: Sequence[DfsTuple] | None = None
+) -> DfsCode | None:
     """Exact minimum DFS code of a connected graph; with ``target``, None as soon as it departs from it.
 
     Every surviving state is a genuine DFS traversal (a smaller extension would otherwise exist), so its
@@ -316,7 +319,7 @@ def _search_min_code(labels: Sequence[int], adj: Adjacency, num_edges: int,
         else:
             i, n = -best[1], len(vmap0)
             t = (i, n, labels[vmap0[i]], best[2], best[3])
-            rmpath = rmpath[:rmpath.index(i) + 1] + [n]
+            rmpath = rmpath[: rmpath.index(i) + 1] + [n]
         code.append(t)
         if target is not None and (len(target) < len(code) or target[len(code) - 1] != t):
             return None
@@ -465,7 +468,7 @@ def _parse_component(tokens: list[str], strict: bool) -> tuple[list[int], list[t
                 return f"forward tuple ({i},{j}) does not start on the rightmost path"
             labels.append(lj)
             if i in rmpath:
-                rmpath = rmpath[:rmpath.index(i) + 1] + [j]
+                rmpath = rmpath[: rmpath.index(i) + 1] + [j]
         else:
             if i >= n or j >= n or i == j:
                 return f"backward tuple ({i},{j}) must join two distinct existing vertices"

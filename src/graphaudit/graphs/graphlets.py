@@ -33,9 +33,16 @@ from graphaudit.data.graphset import GraphSet
 
 SIZES = (3, 4, 5)
 # Names of the 3- and 4-node types, keyed by (nodes, edges, largest degree), which tells them apart.
-COMMON_NAMES = {(3, 2, 2): "k3_path", (3, 3, 2): "k3_triangle",
-                (4, 3, 3): "k4_star", (4, 3, 2): "k4_path", (4, 4, 3): "k4_paw", (4, 4, 2): "k4_cycle",
-                (4, 5, 3): "k4_diamond", (4, 6, 3): "k4_clique"}
+COMMON_NAMES = {
+    (3, 2, 2): "k3_path",
+    (3, 3, 2): "k3_triangle",
+    (4, 3, 3): "k4_star",
+    (4, 3, 2): "k4_path",
+    (4, 4, 3): "k4_paw",
+    (4, 4, 2): "k4_cycle",
+    (4, 5, 3): "k4_diamond",
+    (4, 6, 3): "k4_clique",
+}
 A2_BUDGET = 1 << 24  # entries of A² held at once by the closed form (graphs are processed in chunks)
 
 
@@ -113,7 +120,7 @@ def column_table(max_k: int) -> np.ndarray:
         known = np.array(type_codes(k), dtype=np.int64)
         position = np.searchsorted(known, codes)
         connected = (position < len(known)) & (known[np.minimum(position, len(known) - 1)] == codes)
-        table[k, :len(codes)][connected] = offset + position[connected]
+        table[k, : len(codes)][connected] = offset + position[connected]
         offset += len(known)
     return table
 
@@ -157,8 +164,9 @@ def _add_to_mask(mask: int, position: int, adjacent: int) -> int:
 
 
 @numba.njit(cache=True)
-def _esu_counts(node_ptr: np.ndarray, indptr: np.ndarray, neighbours: np.ndarray, max_k: int,
-                table: np.ndarray, n_columns: int) -> np.ndarray:
+def _esu_counts(
+    node_ptr: np.ndarray, indptr: np.ndarray, neighbours: np.ndarray, max_k: int, table: np.ndarray, n_columns: int
+) -> np.ndarray:
     """ESU from every root v: each connected induced subgraph of up to ``max_k`` nodes is one tree node.
 
     ``near[x]`` holds one bit per subgraph position adjacent to x. A neighbour x of the newly added node
@@ -236,7 +244,7 @@ def _k4_counts(node_ptr: np.ndarray, indptr: np.ndarray, neighbours: np.ndarray)
             if du < dx or (du == dx and u < x):
                 out[out_ptr[u + 1]] = x
                 out_ptr[u + 1] += 1
-    above_u = np.full(n, -1, dtype=np.int64)   # x is an out-neighbour of u
+    above_u = np.full(n, -1, dtype=np.int64)  # x is an out-neighbour of u
     above_uv = np.full(n, -1, dtype=np.int64)  # x is an out-neighbour of u and of v (stamped per edge u->v)
     counts = np.zeros(len(node_ptr) - 1, dtype=np.int64)
     for g in range(len(node_ptr) - 1):
@@ -272,11 +280,13 @@ def _node_statistics(indptr: np.ndarray, neighbours: np.ndarray, lo: int, hi: in
     """For nodes lo..hi-1 (whole graphs): 2 x triangles at the node, sum over its edges of C(t_e, 2),
     and sum over the other nodes w of C(common neighbours with w, 2)."""
     start, stop = indptr[lo], indptr[hi]
-    adjacency = sp.csr_matrix((np.ones(stop - start, dtype=np.int64), neighbours[start:stop] - lo,
-                               indptr[lo:hi + 1] - start), shape=(hi - lo, hi - lo))
+    adjacency = sp.csr_matrix(
+        (np.ones(stop - start, dtype=np.int64), neighbours[start:stop] - lo, indptr[lo : hi + 1] - start),
+        shape=(hi - lo, hi - lo),
+    )
     common = (adjacency @ adjacency).tocsr()
     on_edges = common.multiply(adjacency).tocsr()
-    degree = np.diff(indptr[lo:hi + 1])
+    degree = np.diff(indptr[lo : hi + 1])
     triangles2 = _segment_sums(on_edges.data, on_edges.indptr)
     diamonds2 = _segment_sums(_pairs(on_edges.data), on_edges.indptr)
     cycles4 = _segment_sums(_pairs(common.data), common.indptr) - _pairs(degree)  # drop the diagonal (w = v)
@@ -322,8 +332,16 @@ def graphlet_counts_closed_form(graphs: GraphSet) -> np.ndarray:
     paths = total((degree - 1) * neighbour_excess) // 2 - 3 * triangles
     path = paths - 2 * paw - 4 * cycle - 6 * diamond - 12 * k4
     wedge = total(_pairs(degree)) - 3 * triangles
-    columns = {"k3_path": wedge, "k3_triangle": triangles, "k4_star": star, "k4_path": path, "k4_paw": paw,
-               "k4_cycle": cycle, "k4_diamond": diamond, "k4_clique": k4}
+    columns = {
+        "k3_path": wedge,
+        "k3_triangle": triangles,
+        "k4_star": star,
+        "k4_path": path,
+        "k4_paw": paw,
+        "k4_cycle": cycle,
+        "k4_diamond": diamond,
+        "k4_clique": k4,
+    }
     return np.stack([columns[name] for name in graphlet_names(4)], axis=1).astype(np.int64)
 
 

@@ -63,8 +63,9 @@ def segment_ids(values: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     _, first, ids = np.unique(_segment_hashes(values, ptr, owner, offset), return_index=True, return_inverse=True)
     ids = ids.ravel()
     representative = first[ids]
-    if np.array_equal(lengths[representative], lengths) and \
-            np.array_equal(values[ptr[representative][owner] + offset], values):
+    if np.array_equal(lengths[representative], lengths) and np.array_equal(
+        values[ptr[representative][owner] + offset], values
+    ):
         return ids
     return _sorted_segment_ids(values, ptr)
 
@@ -148,8 +149,9 @@ def wl_histograms(graphs: GraphSet, colours: np.ndarray, iterations: int) -> lis
     for step in range(iterations):
         if step:
             current = refine(current, indptr, neighbours, owner)
-        counts = sp.coo_matrix((np.ones(len(current)), (graph_of_node, current)),
-                               shape=(graphs.num_graphs, distinct(current)))
+        counts = sp.coo_matrix(
+            (np.ones(len(current)), (graph_of_node, current)), shape=(graphs.num_graphs, distinct(current))
+        )
         histograms.append(counts.tocsr())
     return histograms
 

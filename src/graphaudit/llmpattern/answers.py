@@ -53,20 +53,49 @@ from graphaudit.common.seeds import rng_for
 from graphaudit.llmpattern.datasets import Graph, Item, graph_edges, graph_nodes, graph_record
 from graphaudit.llmpattern.generators import MOTIF_EDGES, random_graph
 from graphaudit.llmpattern.patterns import Pattern, get_pattern, pattern_from_edges
-from graphaudit.llmpattern.solvers import (DISCRIMINATIVE_THRESHOLDS, FREQUENT_THRESHOLD, count_occurrences,
-                                           has_occurrence, occurrence_share, occurrences)
+from graphaudit.llmpattern.solvers import (
+    DISCRIMINATIVE_THRESHOLDS,
+    FREQUENT_THRESHOLD,
+    count_occurrences,
+    has_occurrence,
+    occurrence_share,
+    occurrences,
+)
 
-__all__ = ["BASELINES", "BASELINE_TASKS", "all_nodes_answer", "candidate_patterns", "degree_ge3_answer",
-           "degree_gt3_answer", "degree_sort_answer", "detection_answer", "discriminative_answer",
-           "discriminative_miner_answer", "empty_answer", "format_edges", "frequent_answer", "frequent_miner_answer",
-           "gold_label", "keyword_answer", "kcore_answer", "mapping_answer", "modification_answer", "molecule_answer",
-           "oracle_answer", "positional_answer", "random_answer", "realworld_pattern_answer", "split_turn",
-           "translation_answer", "type_answer"]
+__all__ = [
+    "BASELINES",
+    "BASELINE_TASKS",
+    "all_nodes_answer",
+    "candidate_patterns",
+    "degree_ge3_answer",
+    "degree_gt3_answer",
+    "degree_sort_answer",
+    "detection_answer",
+    "discriminative_answer",
+    "discriminative_miner_answer",
+    "empty_answer",
+    "format_edges",
+    "frequent_answer",
+    "frequent_miner_answer",
+    "gold_label",
+    "kcore_answer",
+    "keyword_answer",
+    "mapping_answer",
+    "modification_answer",
+    "molecule_answer",
+    "oracle_answer",
+    "positional_answer",
+    "random_answer",
+    "realworld_pattern_answer",
+    "split_turn",
+    "translation_answer",
+    "type_answer",
+]
 
 MINER_MAX_NODES = {False: 5, True: 4}  # candidate pattern sizes of the miners (undirected, directed)
-MINER_REPORTED = 5                       # maximal frequent patterns the frequent miner reports
-RANDOM_EDGE_RANGE = (19, 40)              # random translation graphs: 20 nodes, 19..40 edges
-RANDOM_PATTERN_EXTRA = 0.3                # random patterns: a random tree plus each other pair with this chance
+MINER_REPORTED = 5  # maximal frequent patterns the frequent miner reports
+RANDOM_EDGE_RANGE = (19, 40)  # random translation graphs: 20 nodes, 19..40 edges
+RANDOM_PATTERN_EXTRA = 0.3  # random patterns: a random tree plus each other pair with this chance
 
 
 # ---- answer formats ----------------------------------------------------------------------------------
@@ -172,7 +201,7 @@ def _translation_edges(pattern: Pattern, num_nodes: int) -> list[tuple[int, int]
     k = pattern.num_nodes
     for attach in reversed(range(k)):
         path = [attach, *range(k, num_nodes)]
-        edges = [*pattern.edges, *zip(path, path[1:])]
+        edges = [*pattern.edges, *itertools.pairwise(path)]
         if count_occurrences(graph_record(num_nodes, edges, pattern.directed), pattern) == 1:
             return edges
     raise RuntimeError(f"no pattern-plus-path graph holds exactly one {pattern.name}")
@@ -183,29 +212,33 @@ def _induced_edges(graph: Graph, nodes: Sequence[int], directed: bool) -> list[t
     return [(u, v) for u, v in graph_edges(graph) if u in chosen and v in chosen and (directed or u != v)]
 
 
-def _add_chord(edges: list[tuple[int, int]], inside: list[tuple[int, int]], nodes: Sequence[int],
-               n: int) -> list[tuple[int, int]]:
+def _add_chord(
+    edges: list[tuple[int, int]], inside: list[tuple[int, int]], nodes: Sequence[int], n: int
+) -> list[tuple[int, int]]:
     """S2D: join one non-adjacent pair of the square."""
     missing = [p for p in itertools.combinations(nodes, 2) if p not in inside and p[::-1] not in inside]
     return [*edges, missing[0]]
 
 
-def _add_roof(edges: list[tuple[int, int]], inside: list[tuple[int, int]], nodes: Sequence[int],
-              n: int) -> list[tuple[int, int]]:
+def _add_roof(
+    edges: list[tuple[int, int]], inside: list[tuple[int, int]], nodes: Sequence[int], n: int
+) -> list[tuple[int, int]]:
     """S2H: a new node n joined to both ends of one side of the square."""
     u, v = inside[0]
     return [*edges, (u, n), (v, n)]
 
 
-def _drop_diagonal(edges: list[tuple[int, int]], inside: list[tuple[int, int]], nodes: Sequence[int],
-                   n: int) -> list[tuple[int, int]]:
+def _drop_diagonal(
+    edges: list[tuple[int, int]], inside: list[tuple[int, int]], nodes: Sequence[int], n: int
+) -> list[tuple[int, int]]:
     """D2S: remove the edge between the diamond's two degree-3 nodes."""
     hubs = {x for x in nodes if sum(x in e for e in inside) == 3}
     return [e for e in edges if set(e) != hubs]
 
 
-def _reverse_shortcut(edges: list[tuple[int, int]], inside: list[tuple[int, int]], nodes: Sequence[int],
-                      n: int) -> list[tuple[int, int]]:
+def _reverse_shortcut(
+    edges: list[tuple[int, int]], inside: list[tuple[int, int]], nodes: Sequence[int], n: int
+) -> list[tuple[int, int]]:
     """F2B: turn the feed-forward loop's source -> sink edge around."""
     source = next(x for x in nodes if sum(e[0] == x for e in inside) == 2)
     sink = next(x for x in nodes if sum(e[1] == x for e in inside) == 2)
@@ -238,8 +271,9 @@ def oracle_answer(item: Item, **context: Any) -> str:
     task, truth = item["task"], item["truth"]
     if task == "translation":
         pattern = get_pattern(truth["pattern"])
-        return translation_answer(_translation_edges(pattern, truth["num_nodes"]), context.get("fmt") or "EL",
-                                  pattern.directed)
+        return translation_answer(
+            _translation_edges(pattern, truth["num_nodes"]), context.get("fmt") or "EL", pattern.directed
+        )
     if task == "modification":
         return modification_answer(_edited_graph(item))
     if task == "detection":
@@ -262,10 +296,19 @@ def oracle_answer(item: Item, **context: Any) -> str:
 
 
 # ---- empty and random --------------------------------------------------------------------------------
-_EMPTY = {"translation": "The edges of the graph are: ", "modification": modification_answer([]),
-          "detection": detection_answer([]), "isomorphism": "[]", "kcore": kcore_answer([]),
-          "frequent": "[The pattern graphs are: ]", "discriminative": "[The pattern graph is: ]",
-          "ba2motif": "", "molecule": "", "realworld_turn": "[]", "realworld_graph": ""}
+_EMPTY = {
+    "translation": "The edges of the graph are: ",
+    "modification": modification_answer([]),
+    "detection": detection_answer([]),
+    "isomorphism": "[]",
+    "kcore": kcore_answer([]),
+    "frequent": "[The pattern graphs are: ]",
+    "discriminative": "[The pattern graph is: ]",
+    "ba2motif": "",
+    "molecule": "",
+    "realworld_turn": "[]",
+    "realworld_graph": "",
+}
 
 
 def empty_answer(item: Item, **context: Any) -> str:
@@ -311,13 +354,15 @@ def random_answer(item: Item, *, seed: int = 0, **context: Any) -> str:
     (T1), one random pair toggled (T2/T5), n random k-subsets (T3/T6), a random bijection (T4), each node
     with probability 1/2 (T7), a random small pattern (T8/T9/T11), a random type or verdict."""
     task = item["task"]
-    rng = rng_for("llmpattern", "baseline", "random", item["item_id"], context.get("pattern"),
-                  context.get("gold_set"), seed)
+    rng = rng_for(
+        "llmpattern", "baseline", "random", item["item_id"], context.get("pattern"), context.get("gold_set"), seed
+    )
     if task == "translation":
         pattern = get_pattern(item["truth"]["pattern"])
         n = item["truth"]["num_nodes"]
-        graph = random_graph(rng, n, int(rng.integers(RANDOM_EDGE_RANGE[0], RANDOM_EDGE_RANGE[1] + 1)),
-                             pattern.directed)
+        graph = random_graph(
+            rng, n, int(rng.integers(RANDOM_EDGE_RANGE[0], RANDOM_EDGE_RANGE[1] + 1)), pattern.directed
+        )
         return translation_answer(graph_edges(graph), context.get("fmt") or "EL", pattern.directed)
     if task == "modification":
         return modification_answer(_random_toggle(rng, item))
@@ -439,8 +484,11 @@ def candidate_patterns(directed: bool, max_nodes: int) -> tuple[Pattern, ...]:
     if directed:
         edge_lists = [edges for k in range(2, max_nodes + 1) for edges in _directed_classes(k)]
     else:
-        edge_lists = [tuple(g.edges) for g in nx.graph_atlas_g()
-                      if 2 <= g.number_of_nodes() <= max_nodes and g.number_of_edges() and nx.is_connected(g)]
+        edge_lists = [
+            tuple(g.edges)
+            for g in nx.graph_atlas_g()
+            if 2 <= g.number_of_nodes() <= max_nodes and g.number_of_edges() and nx.is_connected(g)
+        ]
     return tuple(pattern_from_edges(edges, directed, f"candidate{i}") for i, edges in enumerate(edge_lists))
 
 
@@ -450,8 +498,11 @@ def _pattern_record(pattern: Pattern) -> Graph:
 
 def _maximal(patterns: Sequence[Pattern]) -> list[Pattern]:
     """The patterns no larger pattern of the list contains as an induced subgraph."""
-    return [p for p in patterns
-            if not any(q.num_nodes > p.num_nodes and has_occurrence(_pattern_record(q), p) for q in patterns)]
+    return [
+        p
+        for p in patterns
+        if not any(q.num_nodes > p.num_nodes and has_occurrence(_pattern_record(q), p) for q in patterns)
+    ]
 
 
 def frequent_miner_answer(item: Item, **context: Any) -> str:
@@ -459,8 +510,11 @@ def frequent_miner_answer(item: Item, **context: Any) -> str:
     more than 60% of the turn's graphs, reduced to the maximal ones, largest first (at most 5)."""
     _check_task(item, ("frequent",), "frequent-miner")
     directed = item["directed"]
-    frequent = [p for p in candidate_patterns(directed, MINER_MAX_NODES[directed])
-                if p.num_nodes >= 3 and occurrence_share(p, item["graphs"]) > FREQUENT_THRESHOLD]
+    frequent = [
+        p
+        for p in candidate_patterns(directed, MINER_MAX_NODES[directed])
+        if p.num_nodes >= 3 and occurrence_share(p, item["graphs"]) > FREQUENT_THRESHOLD
+    ]
     chosen = sorted(_maximal(frequent), key=lambda p: (-p.num_nodes, -len(p.edges)))[:MINER_REPORTED]
     return frequent_answer([p.edges for p in chosen]) if chosen else empty_answer(item)
 
@@ -528,14 +582,30 @@ def discriminative_miner_answer(item: Item, **context: Any) -> str:
 _ALL_TASKS = frozenset(_EMPTY)
 
 BASELINES: dict[str, Callable[..., str]] = {
-    "oracle": oracle_answer, "empty": empty_answer, "random": random_answer, "degree_sort": degree_sort_answer,
-    "positional": positional_answer, "degree_ge3": degree_ge3_answer, "degree_gt3": degree_gt3_answer,
-    "all_nodes": all_nodes_answer, "keyword": keyword_answer, "frequent_miner": frequent_miner_answer,
-    "discriminative_miner": discriminative_miner_answer}
+    "oracle": oracle_answer,
+    "empty": empty_answer,
+    "random": random_answer,
+    "degree_sort": degree_sort_answer,
+    "positional": positional_answer,
+    "degree_ge3": degree_ge3_answer,
+    "degree_gt3": degree_gt3_answer,
+    "all_nodes": all_nodes_answer,
+    "keyword": keyword_answer,
+    "frequent_miner": frequent_miner_answer,
+    "discriminative_miner": discriminative_miner_answer,
+}
 
 # Item tasks each baseline answers (others raise a ValueError naming these).
 BASELINE_TASKS: dict[str, frozenset[str]] = {
-    "oracle": _ALL_TASKS, "empty": _ALL_TASKS, "random": _ALL_TASKS, "degree_sort": frozenset({"isomorphism"}),
-    "positional": frozenset({"isomorphism"}), "degree_ge3": frozenset({"kcore"}), "degree_gt3": frozenset({"kcore"}),
-    "all_nodes": frozenset({"kcore"}), "keyword": frozenset({"frequent"}), "frequent_miner": frozenset({"frequent"}),
-    "discriminative_miner": frozenset({"discriminative", "realworld_turn", "ba2motif", "realworld_graph"})}
+    "oracle": _ALL_TASKS,
+    "empty": _ALL_TASKS,
+    "random": _ALL_TASKS,
+    "degree_sort": frozenset({"isomorphism"}),
+    "positional": frozenset({"isomorphism"}),
+    "degree_ge3": frozenset({"kcore"}),
+    "degree_gt3": frozenset({"kcore"}),
+    "all_nodes": frozenset({"kcore"}),
+    "keyword": frozenset({"frequent"}),
+    "frequent_miner": frozenset({"frequent"}),
+    "discriminative_miner": frozenset({"discriminative", "realworld_turn", "ba2motif", "realworld_graph"}),
+}

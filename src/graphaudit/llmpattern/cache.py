@@ -31,7 +31,7 @@ from typing import Any
 
 from graphaudit.common.records import drop_torn_tail, read_records
 
-__all__ = ["CacheEntry", "ENTRY_FIELDS", "ResponseCache", "prompt_hash", "response_key"]
+__all__ = ["ENTRY_FIELDS", "CacheEntry", "ResponseCache", "prompt_hash", "response_key"]
 
 CacheEntry = dict[str, Any]
 ENTRY_FIELDS: tuple[str, ...] = ("item_id", "key", "meta", "prompt_hash", "responder", "response", "settings")
@@ -49,8 +49,13 @@ def response_key(responder: str, settings: Mapping[str, Any], prompt: str) -> st
     Canonical JSON (sorted keys, no spaces, ``ensure_ascii``) makes the key independent of dict order and of
     the platform; types count, so ``0`` and ``0.0`` give different keys (responders normalise their numbers).
     """
-    text = json.dumps({"prompt": prompt, "responder": responder, "settings": dict(settings)},
-                      sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    text = json.dumps(
+        {"prompt": prompt, "responder": responder, "settings": dict(settings)},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+        allow_nan=False,
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -94,8 +99,16 @@ class ResponseCache:
         """The entry filed under ``key``, or ``None``."""
         return self._entries.get(key)
 
-    def add(self, *, responder: str, settings: Mapping[str, Any], prompt: str, response: str,
-            item_id: str | None = None, meta: Mapping[str, Any] | None = None) -> CacheEntry:
+    def add(
+        self,
+        *,
+        responder: str,
+        settings: Mapping[str, Any],
+        prompt: str,
+        response: str,
+        item_id: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> CacheEntry:
         """Append (and fsync) one response; returns the stored entry. A key already present is an error."""
         if not isinstance(response, str):
             raise TypeError(f"a response must be text, got {type(response).__name__}")
@@ -104,8 +117,15 @@ class ResponseCache:
         key = response_key(responder, settings, prompt)
         if key in self._entries:
             raise ValueError(f"{self.path}: key {key} is already cached (entries are never replaced)")
-        entry = {"item_id": item_id, "key": key, "meta": dict(meta or {}), "prompt_hash": prompt_hash(prompt),
-                 "responder": responder, "response": response, "settings": dict(settings)}
+        entry = {
+            "item_id": item_id,
+            "key": key,
+            "meta": dict(meta or {}),
+            "prompt_hash": prompt_hash(prompt),
+            "responder": responder,
+            "response": response,
+            "settings": dict(settings),
+        }
         self._append(entry)
         self._entries[key] = entry
         return entry

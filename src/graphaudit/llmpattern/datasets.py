@@ -31,14 +31,39 @@ import networkx as nx
 from graphaudit.common.records import write_records
 from graphaudit.llmpattern.patterns import MODIFICATIONS, PATTERNS
 
-__all__ = ["Graph", "ITEM_FIELDS", "Item", "SCALES", "SCALE_NODES", "TASKS", "dataset_statistics", "density",
-           "graph_edges", "graph_nodes", "graph_record", "item_id", "make_item", "occurrence_statistics",
-           "read_items", "to_networkx", "write_items"]
+__all__ = [
+    "ITEM_FIELDS",
+    "SCALES",
+    "SCALE_NODES",
+    "TASKS",
+    "Graph",
+    "Item",
+    "dataset_statistics",
+    "density",
+    "graph_edges",
+    "graph_nodes",
+    "graph_record",
+    "item_id",
+    "make_item",
+    "occurrence_statistics",
+    "read_items",
+    "to_networkx",
+    "write_items",
+]
 
 SCALES: tuple[str, ...] = ("small", "medium", "large")
 SCALE_NODES: dict[str, range] = {"small": range(5, 15), "medium": range(15, 25), "large": range(25, 35)}
-TASKS: tuple[str, ...] = ("translation", "detection", "isomorphism", "kcore", "modification", "frequent_graph",
-                          "frequent", "ba2motif", "discriminative")
+TASKS: tuple[str, ...] = (
+    "translation",
+    "detection",
+    "isomorphism",
+    "kcore",
+    "modification",
+    "frequent_graph",
+    "frequent",
+    "ba2motif",
+    "discriminative",
+)
 ITEM_FIELDS: tuple[str, ...] = ("item_id", "task", "variant", "scale", "directed", "index", "truth")
 
 Graph = dict[str, Any]
@@ -46,8 +71,13 @@ Item = dict[str, Any]
 
 
 # ---- graph records ---------------------------------------------------------------------------------
-def graph_record(num_nodes: int, edges: Iterable[Sequence[int]], directed: bool,
-                 nodes: Sequence[int] | None = None, keep_order: bool = False) -> Graph:
+def graph_record(
+    num_nodes: int,
+    edges: Iterable[Sequence[int]],
+    directed: bool,
+    nodes: Sequence[int] | None = None,
+    keep_order: bool = False,
+) -> Graph:
     """A graph record; edges are sorted (undirected ones written ``u < v``) unless ``keep_order``.
 
     ``nodes`` (header order of the node ids) is stored only when given, for graphs whose ids are not
@@ -96,8 +126,9 @@ def item_id(task: str, variant: str, scale: str | None, index: int) -> str:
     return f"{task}/{variant}/{scale or '-'}/{index:04d}"
 
 
-def make_item(task: str, variant: str, scale: str | None, index: int, directed: bool, truth: dict[str, Any],
-              **graphs: Any) -> Item:
+def make_item(
+    task: str, variant: str, scale: str | None, index: int, directed: bool, truth: dict[str, Any], **graphs: Any
+) -> Item:
     """An item record; ``graphs`` is ``graph=...`` or ``graphs=[...]`` (none for translation items)."""
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; tasks are {', '.join(TASKS)}")
@@ -105,8 +136,16 @@ def make_item(task: str, variant: str, scale: str | None, index: int, directed: 
         raise ValueError(f"unknown scale {scale!r}; scales are {', '.join(SCALES)}")
     if set(graphs) - {"graph", "graphs"}:
         raise ValueError(f"an item holds 'graph' or 'graphs', got {sorted(graphs)}")
-    return {"item_id": item_id(task, variant, scale, index), "task": task, "variant": variant, "scale": scale,
-            "directed": bool(directed), "index": int(index), **graphs, "truth": truth}
+    return {
+        "item_id": item_id(task, variant, scale, index),
+        "task": task,
+        "variant": variant,
+        "scale": scale,
+        "directed": bool(directed),
+        "index": int(index),
+        **graphs,
+        "truth": truth,
+    }
 
 
 def write_items(path: str | os.PathLike[str], items: Iterable[Item]) -> int:
@@ -136,11 +175,18 @@ def read_items(path: str | os.PathLike[str]) -> list[Item]:
 
 
 # ---- statistics (Table 12) -------------------------------------------------------------------------
-_TASK_LABELS = {"detection": "Pattern detection", "modification": "Modification",
-                "frequent_graph": "Frequent subgraph", "ba2motif": "Discriminative pattern learning"}
-_VARIANT_LABELS = {**{key: f"{PATTERNS[s].label} → {PATTERNS[t].label}" for key, (s, t) in MODIFICATIONS.items()},
-                   **{name: p.label for name, p in PATTERNS.items()},
-                   "discrimination": "Discrimination", "classification": "Classification"}
+_TASK_LABELS = {
+    "detection": "Pattern detection",
+    "modification": "Modification",
+    "frequent_graph": "Frequent subgraph",
+    "ba2motif": "Discriminative pattern learning",
+}
+_VARIANT_LABELS = {
+    **{key: f"{PATTERNS[s].label} → {PATTERNS[t].label}" for key, (s, t) in MODIFICATIONS.items()},
+    **{name: p.label for name, p in PATTERNS.items()},
+    "discrimination": "Discrimination",
+    "classification": "Classification",
+}
 
 
 def _dataset_type(item: Item) -> str:
@@ -160,11 +206,16 @@ def _variant_label(item: Item) -> str:
 def _summary(task: str, dataset_type: str, variant: str, scale: str | None, group: list[Item]) -> dict[str, Any]:
     graphs = [(item["graph"], item["directed"]) for item in group]
     count = len(graphs)
-    return {"task": _TASK_LABELS.get(task, task), "dataset_type": dataset_type, "variant": variant,
-            "difficulty": scale.capitalize() if scale else "–", "num": count,
-            "avg_node": sum(g["num_nodes"] for g, _ in graphs) / count,
-            "avg_edge": sum(len(g["edges"]) for g, _ in graphs) / count,
-            "avg_density": sum(density(g, d) for g, d in graphs) / count}
+    return {
+        "task": _TASK_LABELS.get(task, task),
+        "dataset_type": dataset_type,
+        "variant": variant,
+        "difficulty": scale.capitalize() if scale else "–",
+        "num": count,
+        "avg_node": sum(g["num_nodes"] for g, _ in graphs) / count,
+        "avg_edge": sum(len(g["edges"]) for g, _ in graphs) / count,
+        "avg_density": sum(density(g, d) for g, d in graphs) / count,
+    }
 
 
 def dataset_statistics(items: Iterable[Item], cumulative_modification: bool = False) -> list[dict[str, Any]]:
@@ -184,8 +235,7 @@ def dataset_statistics(items: Iterable[Item], cumulative_modification: bool = Fa
     for (task, dataset_type, variant), by_scale in groups.items():
         pooled: list[Item] = []
         for scale in sorted(by_scale, key=lambda s: -1 if s is None else SCALES.index(s)):
-            pooled = pooled + by_scale[scale] if cumulative_modification and task == "modification" \
-                else by_scale[scale]
+            pooled = pooled + by_scale[scale] if cumulative_modification and task == "modification" else by_scale[scale]
             rows.append(_summary(task, dataset_type, variant, scale, pooled))
     return rows
 
@@ -201,7 +251,14 @@ def occurrence_statistics(items: Iterable[Item]) -> list[dict[str, Any]]:
     for (variant, scale), group in groups.items():
         for pattern in group[0]["truth"]["occurrences"]:
             counts = [len(item["truth"]["occurrences"][pattern]) for item in group]
-            rows.append({"variant": variant, "scale": scale, "pattern": pattern, "graphs": len(group),
-                         "mean_occurrences": sum(counts) / len(counts),
-                         "share_without": sum(c == 0 for c in counts) / len(counts)})
+            rows.append(
+                {
+                    "variant": variant,
+                    "scale": scale,
+                    "pattern": pattern,
+                    "graphs": len(group),
+                    "mean_occurrences": sum(counts) / len(counts),
+                    "share_without": sum(c == 0 for c in counts) / len(counts),
+                }
+            )
     return rows

@@ -32,25 +32,49 @@ import igraph as ig
 import numpy as np
 
 from graphaudit.common.seeds import rng_for
-from graphaudit.llmpattern.datasets import (SCALE_NODES, SCALES, Graph, Item, graph_edges, graph_record,
-                                            make_item)
-from graphaudit.llmpattern.patterns import (DIRECTED_PATTERNS, FREQUENT_PATTERNS, MODIFICATIONS, PATTERN_NAMES,
-                                            UNDIRECTED_PATTERNS, get_pattern)
+from graphaudit.llmpattern.datasets import SCALE_NODES, SCALES, Graph, Item, graph_edges, graph_record, make_item
+from graphaudit.llmpattern.patterns import (
+    DIRECTED_PATTERNS,
+    FREQUENT_PATTERNS,
+    MODIFICATIONS,
+    PATTERN_NAMES,
+    UNDIRECTED_PATTERNS,
+    get_pattern,
+)
 from graphaudit.llmpattern.solvers import all_occurrences, count_occurrences, has_occurrence, k_core
 
-__all__ = ["BA_BASE_NODES", "CONDITIONED_DENSITY", "DEDUPE_MAX_EDGES", "DETECTION_DENSITY", "FREQUENT_TURNS",
-           "ISO_OFFSET", "MAX_TRIES", "MOTIF_EDGES", "TRANSLATION_NODES", "ba2motif_items", "build_graphs",
-           "detection_items", "discriminative_turns", "edge_budget", "eval_subset", "frequent_graph_items",
-           "frequent_turns", "isomorphism_items", "kcore_items", "modification_items", "random_graph",
-           "translation_items"]
+__all__ = [
+    "BA_BASE_NODES",
+    "CONDITIONED_DENSITY",
+    "DEDUPE_MAX_EDGES",
+    "DETECTION_DENSITY",
+    "FREQUENT_TURNS",
+    "ISO_OFFSET",
+    "MAX_TRIES",
+    "MOTIF_EDGES",
+    "TRANSLATION_NODES",
+    "ba2motif_items",
+    "build_graphs",
+    "detection_items",
+    "discriminative_turns",
+    "edge_budget",
+    "eval_subset",
+    "frequent_graph_items",
+    "frequent_turns",
+    "isomorphism_items",
+    "kcore_items",
+    "modification_items",
+    "random_graph",
+    "translation_items",
+]
 
-MAX_TRIES = 10             # draws per slot before the rejection builder gives the slot up
-DEDUPE_MAX_EDGES = 50      # below this many edges a repeated edge count is accepted if non-isomorphic
-ISO_OFFSET = 100           # G2 of an isomorphic pair uses the ids 100..100+n-1
-BA_BASE_NODES = 20         # BA-2motif: a 20-node Barabasi-Albert tree plus a 5-node motif
+MAX_TRIES = 10  # draws per slot before the rejection builder gives the slot up
+DEDUPE_MAX_EDGES = 50  # below this many edges a repeated edge count is accepted if non-isomorphic
+ISO_OFFSET = 100  # G2 of an isomorphic pair uses the ids 100..100+n-1
+BA_BASE_NODES = 20  # BA-2motif: a 20-node Barabasi-Albert tree plus a 5-node motif
 MOTIF_NODES = 5
 MOTIF_EDGES = {"house": get_pattern("house").edges, "cycle5": ((0, 1), (1, 2), (2, 3), (3, 4), (4, 0))}
-DETECTION_DENSITY = 1.0    # max_density of the detection sets
+DETECTION_DENSITY = 1.0  # max_density of the detection sets
 CONDITIONED_DENSITY = 0.6  # and of the modification and frequent-subgraph sets
 FREQUENT_TURNS = {"small": 100, "medium": 50, "large": 50}
 TRANSLATION_NODES = 20
@@ -98,8 +122,7 @@ def _canonical_key(graph: Graph, directed: bool) -> tuple[tuple[int, int], ...]:
 
 def _meets(graph: Graph, source: str | None, target: str | None) -> bool:
     """Induced conditions: at least one ``source`` occurrence and no ``target`` occurrence."""
-    return ((source is None or has_occurrence(graph, source))
-            and (target is None or not has_occurrence(graph, target)))
+    return (source is None or has_occurrence(graph, source)) and (target is None or not has_occurrence(graph, target))
 
 
 class _Accepted:
@@ -124,9 +147,18 @@ class _Accepted:
             self.keys.setdefault((n, m), set()).add(_canonical_key(graph, self.directed))
 
 
-def build_graphs(task: str, variant: str, scale: str, directed: bool, max_density: float, per_n: int,
-                 source: str | None = None, target: str | None = None, reject: bool = True,
-                 seed: int = 0) -> list[Graph]:
+def build_graphs(
+    task: str,
+    variant: str,
+    scale: str,
+    directed: bool,
+    max_density: float,
+    per_n: int,
+    source: str | None = None,
+    target: str | None = None,
+    reject: bool = True,
+    seed: int = 0,
+) -> list[Graph]:
     """``per_n`` slots for every node count of the scale, filled by the rejection builder of spec §4.2.
 
     Each slot draws G(n, m) up to :data:`MAX_TRIES` times and accepts the first draw that meets the induced
@@ -153,9 +185,18 @@ def build_graphs(task: str, variant: str, scale: str, directed: bool, max_densit
 # ---- translation (T1), detection (T3/T6), isomorphic mapping (T4), 3-core (T7) ---------------------
 def translation_items(per_pattern: int = 50) -> list[Item]:
     """``per_pattern`` generation requests for each of the nine patterns (T1 has no input graph)."""
-    return [make_item("translation", name, None, i, get_pattern(name).directed,
-                      {"pattern": name, "num_nodes": TRANSLATION_NODES, "occurrences": 1})
-            for name in PATTERN_NAMES for i in range(per_pattern)]
+    return [
+        make_item(
+            "translation",
+            name,
+            None,
+            i,
+            get_pattern(name).directed,
+            {"pattern": name, "num_nodes": TRANSLATION_NODES, "occurrences": 1},
+        )
+        for name in PATTERN_NAMES
+        for i in range(per_pattern)
+    ]
 
 
 def detection_items(directed: bool, scale: str, per_n: int = 25, seed: int = 0) -> list[Item]:
@@ -165,8 +206,12 @@ def detection_items(directed: bool, scale: str, per_n: int = 25, seed: int = 0) 
     variant = "directed" if directed else "undirected"
     patterns = DIRECTED_PATTERNS if directed else UNDIRECTED_PATTERNS
     graphs = build_graphs("detection", variant, scale, directed, DETECTION_DENSITY, per_n, reject=False, seed=seed)
-    return [make_item("detection", variant, scale, i, directed, {"occurrences": all_occurrences(graph, patterns)},
-                      graph=graph) for i, graph in enumerate(graphs)]
+    return [
+        make_item(
+            "detection", variant, scale, i, directed, {"occurrences": all_occurrences(graph, patterns)}, graph=graph
+        )
+        for i, graph in enumerate(graphs)
+    ]
 
 
 def _check_undirected_detection(items: Sequence[Item], task: str) -> None:
@@ -178,16 +223,22 @@ def _check_undirected_detection(items: Sequence[Item], task: str) -> None:
 def _faithful_copy(g1: Graph, mapping: list[int]) -> Graph:
     """G1 relabelled with node and edge order kept (networkx ``relabel_nodes``): the paper's leak, where the
     i-th header node and the k-th edge line of G1 and G2 correspond."""
-    return graph_record(g1["num_nodes"], ((mapping[u], mapping[v]) for u, v in graph_edges(g1)), False,
-                        nodes=[mapping[v] for v in range(g1["num_nodes"])], keep_order=True)
+    return graph_record(
+        g1["num_nodes"],
+        ((mapping[u], mapping[v]) for u, v in graph_edges(g1)),
+        False,
+        nodes=[mapping[v] for v in range(g1["num_nodes"])],
+        keep_order=True,
+    )
 
 
 def _hardened_copy(g1: Graph, mapping: list[int], rng: np.random.Generator) -> Graph:
     """G1 relabelled, then node order and edge order shuffled (edges written low id first)."""
     edges = [sorted((mapping[u], mapping[v])) for u, v in graph_edges(g1)]
     shuffled = [edges[i] for i in rng.permutation(len(edges))]
-    return graph_record(g1["num_nodes"], shuffled, False, nodes=[mapping[v] for v in rng.permutation(len(mapping))],
-                        keep_order=True)
+    return graph_record(
+        g1["num_nodes"], shuffled, False, nodes=[mapping[v] for v in rng.permutation(len(mapping))], keep_order=True
+    )
 
 
 def isomorphism_items(detection: Sequence[Item], mode: str = "faithful", seed: int = 0) -> list[Item]:
@@ -200,21 +251,44 @@ def isomorphism_items(detection: Sequence[Item], mode: str = "faithful", seed: i
     items = []
     for item in detection:
         g1, scale, index = item["graph"], item["scale"], item["index"]
-        mapping = (ISO_OFFSET + rng_for("llmpattern", "isomorphism", scale, "mapping", seed, index)
-                   .permutation(g1["num_nodes"])).tolist()
-        g2 = _faithful_copy(g1, mapping) if mode == "faithful" else \
-            _hardened_copy(g1, mapping, rng_for("llmpattern", "isomorphism", scale, "hardened", seed, index))
-        items.append(make_item("isomorphism", mode, scale, index, False,
-                               {"mapping": mapping, "source_id": item["item_id"]}, graphs=[g1, g2]))
+        mapping = (
+            ISO_OFFSET
+            + rng_for("llmpattern", "isomorphism", scale, "mapping", seed, index).permutation(g1["num_nodes"])
+        ).tolist()
+        g2 = (
+            _faithful_copy(g1, mapping)
+            if mode == "faithful"
+            else _hardened_copy(g1, mapping, rng_for("llmpattern", "isomorphism", scale, "hardened", seed, index))
+        )
+        items.append(
+            make_item(
+                "isomorphism",
+                mode,
+                scale,
+                index,
+                False,
+                {"mapping": mapping, "source_id": item["item_id"]},
+                graphs=[g1, g2],
+            )
+        )
     return items
 
 
 def kcore_items(detection: Sequence[Item], k: int = 3) -> list[Item]:
     """The undirected detection graphs with their k-core node sets (T7 uses k = 3)."""
     _check_undirected_detection(detection, "kcore")
-    return [make_item("kcore", f"k{k}", item["scale"], item["index"], False,
-                      {"k": k, "core": k_core(item["graph"], k), "source_id": item["item_id"]}, graph=item["graph"])
-            for item in detection]
+    return [
+        make_item(
+            "kcore",
+            f"k{k}",
+            item["scale"],
+            item["index"],
+            False,
+            {"k": k, "core": k_core(item["graph"], k), "source_id": item["item_id"]},
+            graph=item["graph"],
+        )
+        for item in detection
+    ]
 
 
 # ---- modification (T2/T5) and frequent subgraphs (T8) ----------------------------------------------
@@ -225,11 +299,21 @@ def modification_items(variant: str, scale: str, per_n: int = 80, seed: int = 0)
         raise ValueError(f"unknown modification set {variant!r}; sets are {', '.join(MODIFICATIONS)}")
     source, target = MODIFICATIONS[variant]
     directed = get_pattern(source).directed
-    graphs = build_graphs("modification", variant, scale, directed, CONDITIONED_DENSITY, per_n, source, target,
-                          seed=seed)
-    return [make_item("modification", variant, scale, i, directed,
-                      {"source": source, "target": target, "occurrences": all_occurrences(graph, (source, target))},
-                      graph=graph) for i, graph in enumerate(graphs)]
+    graphs = build_graphs(
+        "modification", variant, scale, directed, CONDITIONED_DENSITY, per_n, source, target, seed=seed
+    )
+    return [
+        make_item(
+            "modification",
+            variant,
+            scale,
+            i,
+            directed,
+            {"source": source, "target": target, "occurrences": all_occurrences(graph, (source, target))},
+            graph=graph,
+        )
+        for i, graph in enumerate(graphs)
+    ]
 
 
 def frequent_graph_items(pattern: str, scale: str, per_n: int = 25, seed: int = 0) -> list[Item]:
@@ -238,11 +322,19 @@ def frequent_graph_items(pattern: str, scale: str, per_n: int = 25, seed: int = 
     if pattern not in FREQUENT_PATTERNS:
         raise ValueError(f"{pattern!r} has no frequent-subgraph set; patterns are {', '.join(FREQUENT_PATTERNS)}")
     directed = get_pattern(pattern).directed
-    graphs = build_graphs("frequent", pattern, scale, directed, CONDITIONED_DENSITY, per_n, source=pattern,
-                          seed=seed)
-    return [make_item("frequent_graph", pattern, scale, i, directed,
-                      {"pattern": pattern, "count": count_occurrences(graph, pattern)}, graph=graph)
-            for i, graph in enumerate(graphs)]
+    graphs = build_graphs("frequent", pattern, scale, directed, CONDITIONED_DENSITY, per_n, source=pattern, seed=seed)
+    return [
+        make_item(
+            "frequent_graph",
+            pattern,
+            scale,
+            i,
+            directed,
+            {"pattern": pattern, "count": count_occurrences(graph, pattern)},
+            graph=graph,
+        )
+        for i, graph in enumerate(graphs)
+    ]
 
 
 def _same_set(items: Sequence[Item], task: str) -> Item:
@@ -252,13 +344,15 @@ def _same_set(items: Sequence[Item], task: str) -> Item:
     first = items[0]
     for item in items:
         if (item["task"], item["variant"], item["scale"]) != (task, first["variant"], first["scale"]):
-            raise ValueError(f"turns are drawn from one {task} set; {item['item_id']} is not in the set of "
-                             f"{first['item_id']}")
+            raise ValueError(
+                f"turns are drawn from one {task} set; {item['item_id']} is not in the set of {first['item_id']}"
+            )
     return first
 
 
-def frequent_turns(graph_items: Sequence[Item], n_turns: int | None = None, turn_size: int = 10,
-                   seed: int = 0) -> list[Item]:
+def frequent_turns(
+    graph_items: Sequence[Item], n_turns: int | None = None, turn_size: int = 10, seed: int = 0
+) -> list[Item]:
     """T8 turns: ``turn_size`` distinct graphs of one frequent-subgraph pool each (in draw order);
     ``n_turns`` defaults to 100 for small and 50 for medium and large (the repository's counts)."""
     first = _same_set(graph_items, "frequent_graph")
@@ -267,16 +361,24 @@ def frequent_turns(graph_items: Sequence[Item], n_turns: int | None = None, turn
         raise ValueError(f"a turn needs {turn_size} graphs; the {pattern} {scale} pool has {len(graph_items)}")
     items = []
     for turn in range(FREQUENT_TURNS[scale] if n_turns is None else n_turns):
-        chosen = [graph_items[i] for i in rng_for("llmpattern", "frequent", scale, pattern, seed, "turn", turn)
-                  .choice(len(graph_items), size=turn_size, replace=False)]
+        chosen = [
+            graph_items[i]
+            for i in rng_for("llmpattern", "frequent", scale, pattern, seed, "turn", turn).choice(
+                len(graph_items), size=turn_size, replace=False
+            )
+        ]
         graphs = [item["graph"] for item in chosen]
-        truth = {"pattern": pattern, "graph_ids": [item["item_id"] for item in chosen],
-                 "support": sum(has_occurrence(graph, pattern) for graph in graphs)}
+        truth = {
+            "pattern": pattern,
+            "graph_ids": [item["item_id"] for item in chosen],
+            "support": sum(has_occurrence(graph, pattern) for graph in graphs),
+        }
         items.append(make_item("frequent", pattern, scale, turn, first["directed"], truth, graphs=graphs))
     return items
 
 
 # ---- BA-2motif (T9) --------------------------------------------------------------------------------
+
 
 def _ba_tree(rng: np.random.Generator, n: int) -> list[tuple[int, int]]:
     """networkx's ``barabasi_albert_graph(n, 1)`` law: start from the edge 0-1, then each new node joins one
@@ -297,8 +399,7 @@ def _ba2motif_graph(rng: np.random.Generator, motif: str) -> Graph:
     return graph_record(BA_BASE_NODES + MOTIF_NODES, [*_ba_tree(rng, BA_BASE_NODES), *motif_edges, attach], False)
 
 
-def ba2motif_items(per_class: int = 500, test_per_class: int = 50, house_label: int = 0,
-                   seed: int = 0) -> list[Item]:
+def ba2motif_items(per_class: int = 500, test_per_class: int = 50, house_label: int = 0, seed: int = 0) -> list[Item]:
     """BA-2motif graphs: label 0 at indices 0..per_class-1, label 1 after; the last ``test_per_class`` of each
     label form the classification split (repository: 450-499 and 950-999), the rest the discrimination pool.
     ``house_label`` is the label of the house graphs (the paper does not say; the other label has 5-cycles).
@@ -313,14 +414,18 @@ def ba2motif_items(per_class: int = 500, test_per_class: int = 50, house_label: 
         for j in range(per_class):
             split = "classification" if j >= per_class - test_per_class else "discrimination"
             graph = _ba2motif_graph(rng_for("llmpattern", "ba2motif", None, motif, seed, j), motif)
-            truth = {"label": label, "motif": motif,
-                     "motif_nodes": list(range(BA_BASE_NODES, BA_BASE_NODES + MOTIF_NODES))}
+            truth = {
+                "label": label,
+                "motif": motif,
+                "motif_nodes": list(range(BA_BASE_NODES, BA_BASE_NODES + MOTIF_NODES)),
+            }
             items.append(make_item("ba2motif", split, None, label * per_class + j, False, truth, graph=graph))
     return items
 
 
-def discriminative_turns(ba_items: Sequence[Item], n_turns: int = 100, per_label: int = 15,
-                         seed: int = 0) -> list[Item]:
+def discriminative_turns(
+    ba_items: Sequence[Item], n_turns: int = 100, per_label: int = 15, seed: int = 0
+) -> list[Item]:
     """T9 extraction turns: ``per_label`` distinct graphs of each label from the discrimination pool (label 0
     first); the prompt's Set1 / Set2 are the two labels."""
     pools: dict[int, list[Item]] = {0: [], 1: []}
@@ -328,24 +433,32 @@ def discriminative_turns(ba_items: Sequence[Item], n_turns: int = 100, per_label
         if item["task"] == "ba2motif" and item["variant"] == "discrimination":
             pools[item["truth"]["label"]].append(item)
     if min(len(pool) for pool in pools.values()) < per_label:
-        raise ValueError(f"a turn needs {per_label} discrimination graphs per label; the pools hold "
-                         f"{len(pools[0])} and {len(pools[1])}")
+        raise ValueError(
+            f"a turn needs {per_label} discrimination graphs per label; the pools hold "
+            f"{len(pools[0])} and {len(pools[1])}"
+        )
     label_motifs = [pools[label][0]["truth"]["motif"] for label in (0, 1)]
     items = []
     for turn in range(n_turns):
         rng = rng_for("llmpattern", "discriminative", None, "ba2motif", seed, turn)
-        chosen = [pools[label][i] for label in (0, 1)
-                  for i in rng.choice(len(pools[label]), size=per_label, replace=False)]
-        truth = {"labels": [item["truth"]["label"] for item in chosen],
-                 "graph_ids": [item["item_id"] for item in chosen], "label_motifs": label_motifs}
-        items.append(make_item("discriminative", "ba2motif", None, turn, False, truth,
-                               graphs=[item["graph"] for item in chosen]))
+        chosen = [
+            pools[label][i] for label in (0, 1) for i in rng.choice(len(pools[label]), size=per_label, replace=False)
+        ]
+        truth = {
+            "labels": [item["truth"]["label"] for item in chosen],
+            "graph_ids": [item["item_id"] for item in chosen],
+            "label_motifs": label_motifs,
+        }
+        items.append(
+            make_item("discriminative", "ba2motif", None, turn, False, truth, graphs=[item["graph"] for item in chosen])
+        )
     return items
 
 
 # ---- evaluation subsets ----------------------------------------------------------------------------
-def eval_subset(name: str, scale: str, pool_size: int, n_eval: int = 50, with_replacement: bool = False,
-                seed: int = 0) -> list[int]:
+def eval_subset(
+    name: str, scale: str, pool_size: int, n_eval: int = 50, with_replacement: bool = False, seed: int = 0
+) -> list[int]:
     """Indices of the evaluated items of a set, in draw order: all of a small set; ``n_eval`` of a medium or
     large one (all of it when it is no larger and drawn without replacement).
 

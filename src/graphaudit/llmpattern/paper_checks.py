@@ -30,8 +30,19 @@ import yaml
 from graphaudit.common.rule import RuleContext
 from graphaudit.report.tables import write_table
 
-__all__ = ["CHECK_COLUMNS", "LABEL_FIELDS", "MEAN", "MODELS", "PaperValuesError", "TOLERANCE", "VALUE_COLUMNS",
-           "consistency_checks", "load_paper_values", "paper_consistency", "paper_rows"]
+__all__ = [
+    "CHECK_COLUMNS",
+    "LABEL_FIELDS",
+    "MEAN",
+    "MODELS",
+    "TOLERANCE",
+    "VALUE_COLUMNS",
+    "PaperValuesError",
+    "consistency_checks",
+    "load_paper_values",
+    "paper_consistency",
+    "paper_rows",
+]
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +50,7 @@ MODELS: tuple[str, ...] = ("GPT-4", "GPT-4o", "Mixtral", "Llama", "Gemini", "Cla
 MEAN = "mean"  # the label of a printed average row or column (Table 2 AVG. and Avg. A/D, Table 20 AVG. rank)
 LABEL_FIELDS: tuple[str, ...] = ("task", "item", "scale", "format", "description", "prompting", "model", "metric")
 VALUE_COLUMNS: tuple[str, ...] = ("table", "row", *LABEL_FIELDS, "printed", "value")
-CHECK_COLUMNS: tuple[str, ...] = ("check", "table", "description", "computed", "printed", "tolerance", "holds",
-                                  "note")
+CHECK_COLUMNS: tuple[str, ...] = ("check", "table", "description", "computed", "printed", "tolerance", "holds", "note")
 TOLERANCE = 0.01  # spec §7.3; widened to half a unit of the last printed digit where that is coarser
 
 _VOCABULARY: dict[str, frozenset[str]] = {
@@ -69,13 +79,15 @@ class _UniqueKeyLoader(yaml.BaseLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                raise yaml.constructor.ConstructorError("while reading a mapping", node.start_mark,
-                                                        f"found the key {key!r} twice", key_node.start_mark)
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark, f"found the key {key!r} twice", key_node.start_mark
+                )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
 # ---------------------------------------------------------------------------------------------- loading
+
 
 def load_paper_values(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read the transcribed tables into a long frame with columns :data:`VALUE_COLUMNS`.
@@ -102,8 +114,10 @@ def _table_records(path: Any, table: str, rows: Any) -> list[dict[str, Any]]:
         record = _record(f"{path}: {table} row {number}", raw)
         key = tuple(record[field] for field in LABEL_FIELDS)
         if key in seen:
-            raise PaperValuesError(f"{path}: {table} row {number} repeats row {seen[key]} "
-                                   f"({', '.join(f'{k}={v}' for k, v in zip(LABEL_FIELDS, key) if v)})")
+            raise PaperValuesError(
+                f"{path}: {table} row {number} repeats row {seen[key]} "
+                f"({', '.join(f'{k}={v}' for k, v in zip(LABEL_FIELDS, key) if v)})"
+            )
         seen[key] = number
         records.append({"table": table, "row": number, **record})
     return records
@@ -152,6 +166,7 @@ def paper_rows(values: pd.DataFrame, table: int | str) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------------------------ checks
 
+
 def _cells(values: pd.DataFrame, table: str, **where: str) -> pd.DataFrame:
     """The cells of ``table`` whose label fields equal ``where``."""
     mask = values["table"] == table
@@ -170,21 +185,30 @@ def _cell(values: pd.DataFrame, table: str, **where: str) -> pd.Series:
 def _tolerance(printed: str) -> float:
     """:data:`TOLERANCE`, or half a unit of the last printed digit where that is coarser (Table 20's 4.9)."""
     decimals = len(printed.partition(".")[2])
-    return max(TOLERANCE, 0.5 * 10.0 ** -decimals)
+    return max(TOLERANCE, 0.5 * 10.0**-decimals)
 
 
-def _result(check: str, table: str, description: str, computed: float, printed: float, tolerance: float,
-            note: str = "") -> dict[str, Any]:
+def _result(
+    check: str, table: str, description: str, computed: float, printed: float, tolerance: float, note: str = ""
+) -> dict[str, Any]:
     holds = abs(computed - printed) <= tolerance + _EPS
-    return {"check": check, "table": table, "description": description, "computed": round(float(computed), 6),
-            "printed": float(printed), "tolerance": tolerance, "holds": bool(holds), "note": note}
+    return {
+        "check": check,
+        "table": table,
+        "description": description,
+        "computed": round(float(computed), 6),
+        "printed": float(printed),
+        "tolerance": tolerance,
+        "holds": bool(holds),
+        "note": note,
+    }
 
 
 def _against_cell(check: str, description: str, computed: float, cell: pd.Series) -> dict[str, Any]:
     """Compare with a printed cell; say so when the computed value does not round to the printed digits."""
     decimals = len(cell["printed"].partition(".")[2])
     note = ""
-    if abs(computed - cell["value"]) > 0.5 * 10.0 ** -decimals + _EPS:
+    if abs(computed - cell["value"]) > 0.5 * 10.0**-decimals + _EPS:
         note = f"printed {cell['printed']}, computed rounds to {computed:.{decimals}f}"
     return _result(check, cell["table"], description, computed, cell["value"], _tolerance(cell["printed"]), note)
 
@@ -197,9 +221,14 @@ def _table2_pattern_means(values: pd.DataFrame) -> list[dict[str, Any]]:
             cells = _cells(values, "table2", model=model, metric=metric)
             patterns = cells[cells["item"] != MEAN]
             printed = _cell(values, "table2", model=model, metric=metric, item=MEAN)
-            results.append(_against_cell(f"table2.avg_over_patterns.{metric}.{model}",
-                                         f"Table 2 Avg. {metric[0]} of {model} = mean of its {len(patterns)} "
-                                         f"{metric} cells", patterns["value"].mean(), printed))
+            results.append(
+                _against_cell(
+                    f"table2.avg_over_patterns.{metric}.{model}",
+                    f"Table 2 Avg. {metric[0]} of {model} = mean of its {len(patterns)} {metric} cells",
+                    patterns["value"].mean(),
+                    printed,
+                )
+            )
     return results
 
 
@@ -211,15 +240,25 @@ def _table2_model_means(values: pd.DataFrame) -> list[dict[str, Any]]:
         models = _cells(values, "table2", item=item, metric=metric)
         models = models[models["model"] != MEAN]
         label = f"Avg. {metric[0]}" if item == MEAN else f"{item} {metric}"
-        results.append(_against_cell(f"table2.avg_over_models.{metric}.{item}",
-                                     f"Table 2 AVG. row, {label} = mean over the {len(models)} models",
-                                     models["value"].mean(), printed))
+        results.append(
+            _against_cell(
+                f"table2.avg_over_models.{metric}.{item}",
+                f"Table 2 AVG. row, {label} = mean over the {len(models)} models",
+                models["value"].mean(),
+                printed,
+            )
+        )
         if item == MEAN:
             row = _cells(values, "table2", model=MEAN, metric=metric)
             row = row[row["item"] != MEAN]
-            results.append(_against_cell(f"table2.avg_row_over_patterns.{metric}",
-                                         f"Table 2 AVG. row, {label} = mean of the row's {len(row)} {metric} cells",
-                                         row["value"].mean(), printed))
+            results.append(
+                _against_cell(
+                    f"table2.avg_row_over_patterns.{metric}",
+                    f"Table 2 AVG. row, {label} = mean of the row's {len(row)} {metric} cells",
+                    row["value"].mean(),
+                    printed,
+                )
+            )
     return results
 
 
@@ -230,9 +269,14 @@ def _table20_mean_ranks(values: pd.DataFrame) -> list[dict[str, Any]]:
         ranks = _cells(values, "table20", model=model, metric="rank")
         columns = ranks[ranks["task"] != MEAN]
         printed = _cell(values, "table20", model=model, task=MEAN)
-        results.append(_against_cell(f"table20.avg_rank.{model}",
-                                     f"Table 20 AVG. rank of {model} = mean of its {len(columns)} ranks",
-                                     columns["value"].mean(), printed))
+        results.append(
+            _against_cell(
+                f"table20.avg_rank.{model}",
+                f"Table 20 AVG. rank of {model} = mean of its {len(columns)} ranks",
+                columns["value"].mean(),
+                printed,
+            )
+        )
     return results
 
 
@@ -270,10 +314,18 @@ def _table20_derived_ranks(values: pd.DataFrame) -> list[dict[str, Any]]:
         ranks = _competition_ranks(scores)
         for model in MODELS:
             printed = _cell(values, "table20", model=model, task=task, description=description)
-            results.append(_result(f"table20.rank.{task}_{description}.{model}", "table20",
-                                   f"Table 20 {task} ({description}) rank of {model} from {source} "
-                                   f"(max of A.L./E.L., mean over scales and items, rank)",
-                                   ranks[model], printed["value"], 0.0, f"score {scores[model]:.4f}"))
+            results.append(
+                _result(
+                    f"table20.rank.{task}_{description}.{model}",
+                    "table20",
+                    f"Table 20 {task} ({description}) rank of {model} from {source} "
+                    f"(max of A.L./E.L., mean over scales and items, rank)",
+                    ranks[model],
+                    printed["value"],
+                    0.0,
+                    f"score {scores[model]:.4f}",
+                )
+            )
     return results
 
 
@@ -285,9 +337,14 @@ def _table24_decrease(values: pd.DataFrame) -> list[dict[str, Any]]:
             term = _cell(values, "table24", model=model, metric=metric, description="term")["value"]
             topo = _cell(values, "table24", model=model, metric=metric, description="topo")["value"]
             printed = _cell(values, "table24", model=model, metric=metric, description="decrease")
-            results.append(_against_cell(f"table24.decrease.{metric}.{model}",
-                                         f"Table 24 Decrease {metric} of {model} = Topology - Terminology",
-                                         topo - term, printed))
+            results.append(
+                _against_cell(
+                    f"table24.decrease.{metric}.{model}",
+                    f"Table 24 Decrease {metric} of {model} = Topology - Terminology",
+                    topo - term,
+                    printed,
+                )
+            )
     return results
 
 
@@ -298,9 +355,14 @@ def _table25_increase(values: pd.DataFrame) -> list[dict[str, Any]]:
         description, model = printed["description"], printed["model"]
         cot = _cells(values, "table25", description=description, model=model, prompting="CoT")["value"]
         zero = _cells(values, "table25", description=description, model=model, prompting="zero-shot")["value"]
-        results.append(_against_cell(f"table25.avg_increase.{description}.{model}",
-                                     f"Table 25 Avg. Increase of {model} ({description}) = mean(CoT) - "
-                                     f"mean(zero-shot)", cot.mean() - zero.mean(), printed))
+        results.append(
+            _against_cell(
+                f"table25.avg_increase.{description}.{model}",
+                f"Table 25 Avg. Increase of {model} ({description}) = mean(CoT) - mean(zero-shot)",
+                cot.mean() - zero.mean(),
+                printed,
+            )
+        )
     return results
 
 
@@ -311,9 +373,14 @@ def _section72_accuracies(values: pd.DataFrame) -> list[dict[str, Any]]:
         model = printed["model"]
         cells = _cells(values, "table4", model=model, format="EL")
         cells = cells[cells["scale"].isin(("medium", "large"))]
-        results.append(_against_cell(f"section7.2.accuracy.{model}",
-                                     f"Section 7.2 accuracy of {model} = mean of Table 4 E.L. medium and large",
-                                     cells["value"].mean(), printed))
+        results.append(
+            _against_cell(
+                f"section7.2.accuracy.{model}",
+                f"Section 7.2 accuracy of {model} = mean of Table 4 E.L. medium and large",
+                cells["value"].mean(),
+                printed,
+            )
+        )
     return results
 
 
@@ -326,10 +393,20 @@ def _off_grid(cells: pd.DataFrame, step: float) -> pd.DataFrame:
 def _grid_result(check: str, table: str, description: str, cells: pd.DataFrame, step: float) -> dict[str, Any]:
     """Number of cells off the ``step`` grid (expected 0); the note names them with their implied counts."""
     off = _off_grid(cells, step)
-    note = "; ".join(f"{' '.join(v for v in (r.model, r.item, r.scale, r.format) if v)} {r.printed} "
-                     f"= {r.value / step:g}/{round(1 / step)}" for r in off.itertuples(index=False))
-    return _result(check, table, f"{description}: {len(cells)} cells, all multiples of {step:g} "
-                   f"(n = {round(1 / step)})", float(len(off)), 0.0, 0.0, note)
+    note = "; ".join(
+        f"{' '.join(v for v in (r.model, r.item, r.scale, r.format) if v)} {r.printed} "
+        f"= {r.value / step:g}/{round(1 / step)}"
+        for r in off.itertuples(index=False)
+    )
+    return _result(
+        check,
+        table,
+        f"{description}: {len(cells)} cells, all multiples of {step:g} (n = {round(1 / step)})",
+        float(len(off)),
+        0.0,
+        0.0,
+        note,
+    )
 
 
 def _scaled_cells(values: pd.DataFrame, table: str) -> pd.DataFrame:
@@ -347,10 +424,16 @@ def _small_full_set(values: pd.DataFrame, table: str) -> dict[str, Any]:
     sizes = cells["item"].map(_SMALL_MODIFICATION_SIZES)
     counts = cells["value"] * sizes
     off = cells[(counts - counts.round()).abs() / sizes > 0.005 + _EPS]
-    return _result(f"{table}.small_full_set", table,
-                   f"{table} small cells = k/n for the full sets (n = "
-                   f"{'/'.join(map(str, _SMALL_MODIFICATION_SIZES.values()))}): {len(cells)} cells",
-                   float(len(off)), 0.0, 0.0, "weak test: the k/n grid is finer than the printed 0.01 step")
+    return _result(
+        f"{table}.small_full_set",
+        table,
+        f"{table} small cells = k/n for the full sets (n = "
+        f"{'/'.join(map(str, _SMALL_MODIFICATION_SIZES.values()))}): {len(cells)} cells",
+        float(len(off)),
+        0.0,
+        0.0,
+        "weak test: the k/n grid is finer than the printed 0.01 step",
+    )
 
 
 def _eval_sizes(values: pd.DataFrame) -> list[dict[str, Any]]:
@@ -358,23 +441,35 @@ def _eval_sizes(values: pd.DataFrame) -> list[dict[str, Any]]:
     results = []
     for table in ("table3", "table5"):
         cells = _scaled_cells(values, table)
-        results.append(_grid_result(f"{table}.step_0.02.medium_large", table, f"{table} medium and large",
-                                    cells, 0.02))
+        results.append(_grid_result(f"{table}.step_0.02.medium_large", table, f"{table} medium and large", cells, 0.02))
         d2s = cells[(cells["item"] == "D2S") & (cells["scale"] == "large")]
         results.append(_grid_result(f"{table}.step_0.04.D2S_large", table, f"{table} D2S large", d2s, 0.04))
         results.append(_small_full_set(values, table))
-    results.append(_grid_result("table4.step_0.02.medium_large", "table4", "table4 medium and large",
-                                _scaled_cells(values, "table4"), 0.02))
+    results.append(
+        _grid_result(
+            "table4.step_0.02.medium_large", "table4", "table4 medium and large", _scaled_cells(values, "table4"), 0.02
+        )
+    )
     for model in MODELS:
         cells = _cells(values, "table2", model=model, metric="ACC")
-        results.append(_grid_result(f"table2.acc_step_0.02.{model}", "table2", f"table2 {model} ACC",
-                                    cells[cells["item"] != MEAN], 0.02))
+        results.append(
+            _grid_result(
+                f"table2.acc_step_0.02.{model}", "table2", f"table2 {model} ACC", cells[cells["item"] != MEAN], 0.02
+            )
+        )
     return results
 
 
 _CHECKS: tuple[Callable[[pd.DataFrame], list[dict[str, Any]]], ...] = (
-    _table2_pattern_means, _table2_model_means, _table20_mean_ranks, _table20_derived_ranks, _table24_decrease,
-    _table25_increase, _section72_accuracies, _eval_sizes)
+    _table2_pattern_means,
+    _table2_model_means,
+    _table20_mean_ranks,
+    _table20_derived_ranks,
+    _table24_decrease,
+    _table25_increase,
+    _section72_accuracies,
+    _eval_sizes,
+)
 
 
 def consistency_checks(values: pd.DataFrame) -> list[dict[str, Any]]:

@@ -87,9 +87,20 @@ def mentions_degree(text: str) -> bool:
 
 # ---- repo: shared pieces -----------------------------------------------------------------------------
 _REPO_GROUP = re.compile(r"\[([^\[\]]+(?:\[[^\[\]]+\][^\[\]]*)*)\]")
-_REPO_PAIR_FORMS = [re.compile(p) for p in (
-    r"\(\d+, \d+\)", r"\(\d+,\d+\)", r"\(Node \d+, Node \d+\)", r"\[\d+, \d+\]", r"\(N\d+, N\d+\)",
-    r"\(N_\d+, N_\d+\)", r"\(N_\d+, N_\{\d+\}\)", r"\(N_\{\d+\}, N_\{\d+\}\)", r"\(\w, \w\)")]
+_REPO_PAIR_FORMS = [
+    re.compile(p)
+    for p in (
+        r"\(\d+, \d+\)",
+        r"\(\d+,\d+\)",
+        r"\(Node \d+, Node \d+\)",
+        r"\[\d+, \d+\]",
+        r"\(N\d+, N\d+\)",
+        r"\(N_\d+, N_\d+\)",
+        r"\(N_\d+, N_\{\d+\}\)",
+        r"\(N_\{\d+\}, N_\{\d+\}\)",
+        r"\(\w, \w\)",
+    )
+]
 _DIGITS = re.compile(r"\d+")
 _WORD_CHAR = re.compile(r"\w")
 
@@ -141,12 +152,16 @@ def _repo_tuple_regex(k: int, house_bug: bool) -> re.Pattern[str]:
 _REPO_TUPLES = {(k, bug): _repo_tuple_regex(k, bug) for k in (3, 4, 5) for bug in (False, True) if k == 5 or not bug}
 # The repository's sentence regexes; ``(?<!\d)`` only skips match attempts inside a digit run (they would
 # find what the attempt at the run's start finds) and keeps long digit runs from costing quadratic time.
-_REPO_BOLD = [re.compile(p, re.DOTALL) for p in (
-    r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this set has \d+ edges, (a (\w+)|not a (\w+))\.",
-    r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?this forms (a (\w+)|not a (\w+))",
-    r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?(a (\w+)|not a (\w+))",
-    r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this forms a complete graph \(\d+ edges\), (a (\w+)|not a (\w+))\.",
-    r"nodes\s([\d,\s]+) forms (a (\w+)|not a (\w+)):")]
+_REPO_BOLD = [
+    re.compile(p, re.DOTALL)
+    for p in (
+        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this set has \d+ edges, (a (\w+)|not a (\w+))\.",
+        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?this forms (a (\w+)|not a (\w+))",
+        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?(a (\w+)|not a (\w+))",
+        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this forms a complete graph \(\d+ edges\), (a (\w+)|not a (\w+))\.",
+        r"nodes\s([\d,\s]+) forms (a (\w+)|not a (\w+)):",
+    )
+]
 
 
 def _repo_line_tuples(text: str, k: int) -> list[tuple[int, ...]]:
@@ -158,7 +173,7 @@ def _repo_line_tuples(text: str, k: int) -> list[tuple[int, ...]]:
         if "no " in line or "n't" in line or "not " in line:
             continue
         if "connected" in line or "form a pattern" in line:
-            numbers = _ints(_DIGITS.findall(line)[1:k + 1])
+            numbers = _ints(_DIGITS.findall(line)[1 : k + 1])
             if numbers is not None:
                 found.append(numbers)
     return found
@@ -178,8 +193,9 @@ def _repo_bold_tuples(text: str) -> list[tuple[int, ...]]:
     return found
 
 
-def _repo_detection(item: Item, text: str, pattern: str | None = None, emulate_house_bug: bool = True,
-                    **_: Any) -> tuple[Any, bool]:
+def _repo_detection(
+    item: Item, text: str, pattern: str | None = None, emulate_house_bug: bool = True, **_: Any
+) -> tuple[Any, bool]:
     k = _pattern_size(item, pattern)
     regex = _REPO_TUPLES[(k, emulate_house_bug and k == 5)]
     groups = _REPO_GROUP.findall(text)
@@ -194,28 +210,48 @@ def _repo_detection(item: Item, text: str, pattern: str | None = None, emulate_h
 
 
 # ---- repo: isomorphic mapping ------------------------------------------------------------------------
-_REPO_MAPPING_FORMS = [re.compile(p) for p in (
-    r"- Node (\d+) -> Node (\d+)(?:.*)?", r"- Node (\d+) -> (\d+)(?:.*)?",
-    r"- Graph 1: Node (\d+) -> Graph 2: Node (\d+)(?:.*)?",
-    r"- Node (\d+) \(Graph 1\) -> Node (\d+) \(Graph 2\)(?:.*)?",
-    r"- (\d+) -> (\d+)(?:.*)?", r"- Graph 1: (\d+) -> Graph 2: (\d+)(?:.*)?", r"Graph 1 (\d+) -> Graph 2 (\d+)(?:.*)?",
-    r"- Node (\d+) (G1) -> Node (\d+) (G2)(?:.*)?", r"- Graph 1 Node (\d+) -> Graph 2 Node (\d+)(?:.*)?",
-    r"- Node (\d+) \(G1\) -> Node (\d+) \(G2\)", r"Graph 1: Node (\d+) -> Graph 2: Node (\d+)",
-    r"Node (\d+)\s*[-–>]+\s*Node (\d+)", r"- Node (\d+) \(Degree \d+\) -> Node (\d+) \(Degree \d+\)",
-    r"- G1: Node (\d+) -> G2: Node (\d+)(?: \((.*)\))?",
-    r"\\text\{Graph 1: Node (\d+)\} \\rightarrow \\text\{Graph 2: Node (\d+)\}", r"(?<!\d)(\d+)\s*->\s*(\d+)",
-    r"Graph 1: Node #(\d+) -> Graph 2: Node #(\d+)", r"G1: Node (\d+) -> G2: Node (\d+)",
-    r"Graph 1: Node (\d+) -> Graph 2: Node (\d+)",
-    r"Graph 1: Node (\d+) \([A-Za-z]+\) -> Graph 2: Node (\d+) \([A-Za-z]+\)",
-    r"G1:\s*node\s*(\d+)\s*->\s*G2:\s*node\s*(\d+)", r"Graph 1: Node (\w+) \((\d+)\) -> Graph 2: Node (\w+) \((\d+)\)",
-    r"Node (\d+)\s*->\s*Graph 2: Node (\d+)", r"G1\((\d+)\)\s*->\s*G2\((\d+)\)",
-    r"G1:Node (\d+)\s*->\s*G2:Node (\d+)(?: \(degree \d+\))?", r"\|\s*Node\s*(\d+)\s*\|\s*Node\s*(\d+)\s*\|",
-    r"Graph 1: Node(\d+)\s*->\s*Graph 2: Node(\d+)", r"Graph 1: Node (\d+)\s*->\s*Graph 2: Node (\d+)",
-    r"-\s*Node\s*(\d+)\s*->\s*Graph\s*2:\s*Node\s*(\d+)", r"Graph 1: Node #(\d+)\s*->\s*Graph 2: Node (\d+)",
-    r"Node (\d+)\s*->\s*Graph 2:\s*(\d+)", r"Graph 1: Node\s+(\d+)\s*->\s*Graph 2: Node\s+(\d+)",
-    r"Graph G_1: Node (\d+)\s*->\s*Graph G_2: Node (\d+)", r"Graph 1: Node\s*(\d+)\s*->\s*Graph\s*2: Node\s*(\d+)",
-    r"\|\s*(\d+)\s*\|\s*(\d+)\s*\|", r"Graph1: Node\s*(\d+)\s*->\s*Graph2: Node\s*(\d+)(?:.*)?",
-    r"Graph\s*1\s*:\s*(\d+)\s*->\s*Graph\s*2\s*:\s*(\d+)(?:.*)?")]
+_REPO_MAPPING_FORMS = [
+    re.compile(p)
+    for p in (
+        r"- Node (\d+) -> Node (\d+)(?:.*)?",
+        r"- Node (\d+) -> (\d+)(?:.*)?",
+        r"- Graph 1: Node (\d+) -> Graph 2: Node (\d+)(?:.*)?",
+        r"- Node (\d+) \(Graph 1\) -> Node (\d+) \(Graph 2\)(?:.*)?",
+        r"- (\d+) -> (\d+)(?:.*)?",
+        r"- Graph 1: (\d+) -> Graph 2: (\d+)(?:.*)?",
+        r"Graph 1 (\d+) -> Graph 2 (\d+)(?:.*)?",
+        r"- Node (\d+) (G1) -> Node (\d+) (G2)(?:.*)?",
+        r"- Graph 1 Node (\d+) -> Graph 2 Node (\d+)(?:.*)?",
+        r"- Node (\d+) \(G1\) -> Node (\d+) \(G2\)",
+        r"Graph 1: Node (\d+) -> Graph 2: Node (\d+)",
+        r"Node (\d+)\s*[-–>]+\s*Node (\d+)",
+        r"- Node (\d+) \(Degree \d+\) -> Node (\d+) \(Degree \d+\)",
+        r"- G1: Node (\d+) -> G2: Node (\d+)(?: \((.*)\))?",
+        r"\\text\{Graph 1: Node (\d+)\} \\rightarrow \\text\{Graph 2: Node (\d+)\}",
+        r"(?<!\d)(\d+)\s*->\s*(\d+)",
+        r"Graph 1: Node #(\d+) -> Graph 2: Node #(\d+)",
+        r"G1: Node (\d+) -> G2: Node (\d+)",
+        r"Graph 1: Node (\d+) -> Graph 2: Node (\d+)",
+        r"Graph 1: Node (\d+) \([A-Za-z]+\) -> Graph 2: Node (\d+) \([A-Za-z]+\)",
+        r"G1:\s*node\s*(\d+)\s*->\s*G2:\s*node\s*(\d+)",
+        r"Graph 1: Node (\w+) \((\d+)\) -> Graph 2: Node (\w+) \((\d+)\)",
+        r"Node (\d+)\s*->\s*Graph 2: Node (\d+)",
+        r"G1\((\d+)\)\s*->\s*G2\((\d+)\)",
+        r"G1:Node (\d+)\s*->\s*G2:Node (\d+)(?: \(degree \d+\))?",
+        r"\|\s*Node\s*(\d+)\s*\|\s*Node\s*(\d+)\s*\|",
+        r"Graph 1: Node(\d+)\s*->\s*Graph 2: Node(\d+)",
+        r"Graph 1: Node (\d+)\s*->\s*Graph 2: Node (\d+)",
+        r"-\s*Node\s*(\d+)\s*->\s*Graph\s*2:\s*Node\s*(\d+)",
+        r"Graph 1: Node #(\d+)\s*->\s*Graph 2: Node (\d+)",
+        r"Node (\d+)\s*->\s*Graph 2:\s*(\d+)",
+        r"Graph 1: Node\s+(\d+)\s*->\s*Graph 2: Node\s+(\d+)",
+        r"Graph G_1: Node (\d+)\s*->\s*Graph G_2: Node (\d+)",
+        r"Graph 1: Node\s*(\d+)\s*->\s*Graph\s*2: Node\s*(\d+)",
+        r"\|\s*(\d+)\s*\|\s*(\d+)\s*\|",
+        r"Graph1: Node\s*(\d+)\s*->\s*Graph2: Node\s*(\d+)(?:.*)?",
+        r"Graph\s*1\s*:\s*(\d+)\s*->\s*Graph\s*2\s*:\s*(\d+)(?:.*)?",
+    )
+]
 _REPO_BOXED_PAIR = re.compile(r"(?<!\d)(\d+)\s*:\s*(\d+)")
 
 
@@ -223,7 +259,7 @@ def _repo_normalise(text: str) -> str:
     for old, new in (("↔", "->"), ("→", "->"), ("**", ""), ("  ", " "), ("\t", " "), ("&", ""), ("\\\\", "")):
         text = text.replace(old, new)
     text = re.sub(r"\\text\{", "", text).replace("}", "").replace("\\rightarrow", "->")
-    return text.replace("\u202F", " ").replace("\u00A0", " ")
+    return text.replace("\u202f", " ").replace("\u00a0", " ")
 
 
 def _repo_isomorphism(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
@@ -233,8 +269,11 @@ def _repo_isomorphism(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
         matches += _REPO_BOXED_PAIR.findall(text)
     mapping: dict[int, int] = {}
     for groups in matches:
-        numbers = [int(g) for g in (groups if isinstance(groups, tuple) else (groups,))
-                   if g.isdecimal() and len(g) <= MAX_DIGITS]
+        numbers = [
+            int(g)
+            for g in (groups if isinstance(groups, tuple) else (groups,))
+            if g.isdecimal() and len(g) <= MAX_DIGITS
+        ]
         if len(numbers) >= 2:
             mapping[numbers[0]] = numbers[1]
     return mapping, not mapping
@@ -249,8 +288,9 @@ def _repo_kcore(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     if groups:
         nodes = [n for n in map(_int, _DIGITS.findall(groups[0])) if n is not None]
     else:
-        nodes = sorted({n for group in _PARENTHESISED.findall(text) for n in map(_int, _DIGITS.findall(group))
-                        if n is not None})
+        nodes = sorted(
+            {n for group in _PARENTHESISED.findall(text) for n in map(_int, _DIGITS.findall(group)) if n is not None}
+        )
     return nodes, not nodes and not _EMPTY_LIST.search(text)
 
 
@@ -323,7 +363,7 @@ def _first_lazy_group(text: str) -> str | None:
         start = line.find("[")
         end = line.find("]", start + 1) if start >= 0 else -1
         if end >= 0:
-            return line[start + 1:end]
+            return line[start + 1 : end]
     return None
 
 
@@ -334,8 +374,10 @@ def _repo_realworld_turn(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     if first is None:
         return None, True
     if "atoms" not in item["graphs"][0]:
-        return {"edges": [tuple(_NODE_NAME.findall(f)) for f in _REPO_NODE_WORD_PAIR.findall(first)],
-                "atoms": None}, False
+        return {
+            "edges": [tuple(_NODE_NAME.findall(f)) for f in _REPO_NODE_WORD_PAIR.findall(first)],
+            "atoms": None,
+        }, False
     edges, atoms = [], {}
     for found in _REPO_WORD_PAIR.findall(first) + _REPO_ATOM_PAIR.findall(first):
         names, symbols = _NODE_NAME.findall(found), _ATOM_NAME.findall(found)
@@ -376,7 +418,7 @@ def _top_level_lists(text: str) -> list[str]:
         elif opened:
             start = opened.pop()
             if not opened:
-                contents.append(text[start + 1:bracket.start()])
+                contents.append(text[start + 1 : bracket.start()])
     return contents
 
 
@@ -384,7 +426,7 @@ def _answer_region(text: str, phrase: str, has_items: Callable[[str], bool]) -> 
     """The first list after the last answer phrase; else the last top-level list holding answer items."""
     matches = list(re.finditer(phrase, text, _FLAGS))
     if matches:
-        after = _top_level_lists(text[matches[-1].end():])
+        after = _top_level_lists(text[matches[-1].end() :])
         if after:
             return after[0]
     holding = [content for content in _top_level_lists(text) if has_items(content)]
@@ -436,10 +478,21 @@ def _clean_detection(item: Item, text: str, pattern: str | None = None, **_: Any
     return _region_items(region, read)
 
 
-_ARROWS = (("↔", "->"), ("→", "->"), ("⟶", "->"), ("⇒", "->"), ("=>", "->"), ("\\rightarrow", "->"),
-           ("\\to", "->"), ("**", ""))
-_MAPPING_PAIR = re.compile(r"(?:graph\s*1\s*:?\s*)?(?<![0-9])" + _REF + r"\s*(?:\([^()\n]{0,40}\)\s*)?-+>\s*"
-                           r"(?:graph\s*2\s*:?\s*)?" + _REF, _FLAGS)
+_ARROWS = (
+    ("↔", "->"),
+    ("→", "->"),
+    ("⟶", "->"),
+    ("⇒", "->"),
+    ("=>", "->"),
+    ("\\rightarrow", "->"),
+    ("\\to", "->"),
+    ("**", ""),
+)
+_MAPPING_PAIR = re.compile(
+    r"(?:graph\s*1\s*:?\s*)?(?<![0-9])" + _REF + r"\s*(?:\([^()\n]{0,40}\)\s*)?-+>\s*"
+    r"(?:graph\s*2\s*:?\s*)?" + _REF,
+    _FLAGS,
+)
 
 
 def _clean_isomorphism(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
@@ -475,7 +528,7 @@ def _innermost_pair_lists(text: str) -> list[str]:
             first = bisect.bisect_right(starts, start)
             holds = first < len(starts) and starts[first] < bracket.start()
             if holds and not inner:
-                lists.append(text[start + 1:bracket.start()])
+                lists.append(text[start + 1 : bracket.start()])
             if opened:
                 opened[-1][1] = opened[-1][1] or holds or inner
     return lists
@@ -510,8 +563,11 @@ def _clean_molecule(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     return (0 if found[-1].group(1) else 1, False) if found else (None, True)
 
 
-_ATOM_PAIR = re.compile(r"\(\s*node\s+([0-9A-Za-z_]+)\s+atom\s+([A-Za-z]+)\s*,\s*node\s+([0-9A-Za-z_]+)\s+atom\s+"
-                        r"([A-Za-z]+)\s*\)", _FLAGS)
+_ATOM_PAIR = re.compile(
+    r"\(\s*node\s+([0-9A-Za-z_]+)\s+atom\s+([A-Za-z]+)\s*,\s*node\s+([0-9A-Za-z_]+)\s+atom\s+"
+    r"([A-Za-z]+)\s*\)",
+    _FLAGS,
+)
 _NODE_PAIR = re.compile(r"\(\s*node\s+([0-9A-Za-z_]+)\s*,\s*node\s+([0-9A-Za-z_]+)\s*\)", _FLAGS)
 
 
@@ -536,18 +592,38 @@ def _pattern_size(item: Item, pattern: str | None) -> int:
 
 
 _PARSERS: dict[str, dict[str, Callable[..., tuple[Any, bool]]]] = {
-    "repo": {"translation": _repo_translation, "modification": _repo_modification, "detection": _repo_detection,
-             "isomorphism": _repo_isomorphism, "kcore": _repo_kcore, "frequent": _repo_frequent,
-             "discriminative": _repo_discriminative, "ba2motif": _repo_ba2motif, "molecule": _repo_molecule,
-             "realworld_turn": _repo_realworld_turn, "realworld_graph": _repo_realworld_graph},
-    "clean": {"translation": _clean_translation, "modification": _clean_modification, "detection": _clean_detection,
-              "isomorphism": _clean_isomorphism, "kcore": _clean_kcore, "frequent": _clean_frequent,
-              "discriminative": _clean_discriminative, "ba2motif": _clean_type, "molecule": _clean_molecule,
-              "realworld_turn": _clean_realworld_turn, "realworld_graph": _clean_type}}
+    "repo": {
+        "translation": _repo_translation,
+        "modification": _repo_modification,
+        "detection": _repo_detection,
+        "isomorphism": _repo_isomorphism,
+        "kcore": _repo_kcore,
+        "frequent": _repo_frequent,
+        "discriminative": _repo_discriminative,
+        "ba2motif": _repo_ba2motif,
+        "molecule": _repo_molecule,
+        "realworld_turn": _repo_realworld_turn,
+        "realworld_graph": _repo_realworld_graph,
+    },
+    "clean": {
+        "translation": _clean_translation,
+        "modification": _clean_modification,
+        "detection": _clean_detection,
+        "isomorphism": _clean_isomorphism,
+        "kcore": _clean_kcore,
+        "frequent": _clean_frequent,
+        "discriminative": _clean_discriminative,
+        "ba2motif": _clean_type,
+        "molecule": _clean_molecule,
+        "realworld_turn": _clean_realworld_turn,
+        "realworld_graph": _clean_type,
+    },
+}
 
 
-def parse_answer(item: Item, text: str, mode: str = "repo", *, pattern: str | None = None,
-                 emulate_house_bug: bool = True) -> Parsed:
+def parse_answer(
+    item: Item, text: str, mode: str = "repo", *, pattern: str | None = None, emulate_house_bug: bool = True
+) -> Parsed:
     """Parse a model's answer to ``item``'s prompt (``pattern``: the detected motif of a detection prompt;
     ``emulate_house_bug``: repo mode's unreadable 5-tuples). Never raises on the text; a non-string answer
     reads as the empty string. Unknown modes, tasks or patterns are errors of the caller."""

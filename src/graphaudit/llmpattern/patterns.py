@@ -16,8 +16,17 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-__all__ = ["DIRECTED_PATTERNS", "FREQUENT_PATTERNS", "MODIFICATIONS", "PATTERNS", "PATTERN_NAMES", "Pattern",
-           "UNDIRECTED_PATTERNS", "get_pattern", "pattern_from_edges"]
+__all__ = [
+    "DIRECTED_PATTERNS",
+    "FREQUENT_PATTERNS",
+    "MODIFICATIONS",
+    "PATTERNS",
+    "PATTERN_NAMES",
+    "UNDIRECTED_PATTERNS",
+    "Pattern",
+    "get_pattern",
+    "pattern_from_edges",
+]
 
 
 @dataclass(frozen=True)
@@ -40,8 +49,9 @@ class Pattern:
     def __post_init__(self) -> None:
         for u, v in self.edges:
             if not (0 <= u < self.num_nodes and 0 <= v < self.num_nodes) or u == v:
-                raise ValueError(f"pattern {self.name!r}: edge ({u}, {v}) is not between two of its "
-                                 f"{self.num_nodes} positions")
+                raise ValueError(
+                    f"pattern {self.name!r}: edge ({u}, {v}) is not between two of its {self.num_nodes} positions"
+                )
         keys = [(u, v) if self.directed else (min(u, v), max(u, v)) for u, v in self.edges]
         if len(set(keys)) != len(keys):
             raise ValueError(f"pattern {self.name!r} lists an edge twice: {self.edges}")
@@ -51,7 +61,7 @@ class Pattern:
         """Node names used in topology-based prompts: A, B, C, ..."""
         if self.num_nodes > len(string.ascii_uppercase):
             raise ValueError(f"pattern {self.name!r} has {self.num_nodes} nodes; letters name at most 26")
-        return tuple(string.ascii_uppercase[:self.num_nodes])
+        return tuple(string.ascii_uppercase[: self.num_nodes])
 
     @property
     def letter_edges(self) -> tuple[tuple[str, str], ...]:
@@ -72,53 +82,114 @@ def _edges(text: str) -> tuple[tuple[int, int], ...]:
     return tuple((ord(pair[0]) - ord("A"), ord(pair[1]) - ord("A")) for pair in text.split())
 
 
-_HOUSE = ('house (A motif resembling the shape of a house with 5 nodes and 6 edges. The vertices and edges are '
-          'arranged such that there is a triangular "roof" on top of a square or rectangular "base."')
+_HOUSE = (
+    "house (A motif resembling the shape of a house with 5 nodes and 6 edges. The vertices and edges are "
+    'arranged such that there is a triangular "roof" on top of a square or rectangular "base."'
+)
 
-PATTERNS: dict[str, Pattern] = {p.name: p for p in [
-    Pattern("triangle", "Triangle", False, 3, _edges("AB BC CA"),
+PATTERNS: dict[str, Pattern] = {
+    p.name: p
+    for p in [
+        Pattern(
+            "triangle",
+            "Triangle",
+            False,
+            3,
+            _edges("AB BC CA"),
             "A motif consisting of three nodes where each node is connected to the other two, forming a triangle",
             "triangle (A motif consisting of three nodes where each node is connected to the other two, forming "
-            "a triangle)"),
-    Pattern("tailed_triangle", "T-Triangle", False, 4, _edges("AB BC CA DC"),
+            "a triangle)",
+        ),
+        Pattern(
+            "tailed_triangle",
+            "T-Triangle",
+            False,
+            4,
+            _edges("AB BC CA DC"),
             "A triangle with an additional node connected to one of the vertices of the triangle",
-            "tailed triangle (A triangle with an additional node connected to one of the vertices of the "
-            "triangle)"),
-    Pattern("square", "Square", False, 4, _edges("AB BC CD DA"),
+            "tailed triangle (A triangle with an additional node connected to one of the vertices of the triangle)",
+        ),
+        Pattern(
+            "square",
+            "Square",
+            False,
+            4,
+            _edges("AB BC CD DA"),
             "A 4-node cycle where each node is connected to exactly two other nodes",
-            "square (A 4-node cycle where each node is connected to exactly two other nodes)"),
-    Pattern("diamond", "Diamond", False, 4, _edges("AB BC CA AD BD"),
+            "square (A 4-node cycle where each node is connected to exactly two other nodes)",
+        ),
+        Pattern(
+            "diamond",
+            "Diamond",
+            False,
+            4,
+            _edges("AB BC CA AD BD"),
             "A 4-node motif with five edges",
-            "diamond (A four-node motif with five edges)"),
-    Pattern("house", "House", False, 5, _edges("AB BC CD DA CE ED"),
-            'A motif resembling the shape of a house with 5 nodes and 6 edges. The vertices and edges are '
+            "diamond (A four-node motif with five edges)",
+        ),
+        Pattern(
+            "house",
+            "House",
+            False,
+            5,
+            _edges("AB BC CD DA CE ED"),
+            "A motif resembling the shape of a house with 5 nodes and 6 edges. The vertices and edges are "
             'arranged such that there is a triangular "roof" on top of a square or rectangular "base."',
-            _HOUSE),
-    Pattern("v_structure", "V-S", True, 3, _edges("AB CB"),
+            _HOUSE,
+        ),
+        Pattern(
+            "v_structure",
+            "V-S",
+            True,
+            3,
+            _edges("AB CB"),
             "two nodes have directed edges pointing toward a common target node",
-            "V-structure (Two nodes have directed edges pointing toward a common target node)"),
-    Pattern("ffl", "FFL", True, 3, _edges("AB AC BC"),
-            "A 3-node directed motif in which one source node influences a target node through two distinct "
-            "pathways",
+            "V-structure (Two nodes have directed edges pointing toward a common target node)",
+        ),
+        Pattern(
+            "ffl",
+            "FFL",
+            True,
+            3,
+            _edges("AB AC BC"),
+            "A 3-node directed motif in which one source node influences a target node through two distinct pathways",
             "3-node Feed-Forward Loop (A three-node directed motif in which one source node influences a target "
-            "node through two distinct pathways)"),
-    Pattern("fbl", "FBL", True, 3, _edges("AB BC CA"),
+            "node through two distinct pathways)",
+        ),
+        Pattern(
+            "fbl",
+            "FBL",
+            True,
+            3,
+            _edges("AB BC CA"),
             "A 3-node directed cycle where the nodes form a loop",
-            "3-node Feedback loop (A directed cycle where the nodes form a loop)"),
-    Pattern("d_diamond", "D-Diamond", True, 4, _edges("AB BC AD DC"),
+            "3-node Feedback loop (A directed cycle where the nodes form a loop)",
+        ),
+        Pattern(
+            "d_diamond",
+            "D-Diamond",
+            True,
+            4,
+            _edges("AB BC AD DC"),
             "A 4-node motif in a directed graph where one node has directed edges to two intermediate nodes, and "
             "both of those intermediate nodes have directed edges to a common target node.",
             "direceted diamond (A 4-node motif in a directed graph where one node has directed edges to two "
             "intermediate nodes, and both of those intermediate nodes have directed edges to a common target "
-            "node.)"),
-]}
+            "node.)",
+        ),
+    ]
+}
 
 PATTERN_NAMES: tuple[str, ...] = tuple(PATTERNS)  # the column order of Tables 18/19
 UNDIRECTED_PATTERNS: tuple[str, ...] = tuple(name for name, p in PATTERNS.items() if not p.directed)
 DIRECTED_PATTERNS: tuple[str, ...] = tuple(name for name, p in PATTERNS.items() if p.directed)
 # Modification sets (T2/T5): short name -> (source pattern present, target pattern absent), induced.
-MODIFICATIONS: dict[str, tuple[str, str]] = {"S2H": ("square", "house"), "S2D": ("square", "diamond"),
-                                             "D2S": ("diamond", "square"), "F2B": ("ffl", "fbl")}
+MODIFICATIONS: dict[str, tuple[str, str]] = {
+    "S2H": ("square", "house"),
+    "S2D": ("square", "diamond"),
+    "D2S": ("diamond", "square"),
+    "F2B": ("ffl", "fbl"),
+}
 # Frequent-subgraph sets (T8): every pattern except the tailed triangle and the V-structure.
 FREQUENT_PATTERNS: tuple[str, ...] = ("triangle", "square", "diamond", "house", "ffl", "fbl", "d_diamond")
 
@@ -128,8 +199,7 @@ def get_pattern(name: str) -> Pattern:
     try:
         return PATTERNS[name]
     except KeyError:
-        raise ValueError(f"unknown pattern {name!r}; the primitive patterns are {', '.join(PATTERN_NAMES)}") \
-            from None
+        raise ValueError(f"unknown pattern {name!r}; the primitive patterns are {', '.join(PATTERN_NAMES)}") from None
 
 
 def pattern_from_edges(edges: Iterable[tuple[int, int]], directed: bool, name: str = "custom") -> Pattern:

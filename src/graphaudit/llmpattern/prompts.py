@@ -58,45 +58,87 @@ from graphaudit.llmpattern.datasets import Graph, Item, graph_record, to_network
 from graphaudit.llmpattern.patterns import Pattern, get_pattern
 from graphaudit.llmpattern.solvers import occurrences
 
-__all__ = ["COT_DEMONSTRATIONS", "DATASET_DESCRIPTIONS", "DESCRIPTIONS", "Demonstration", "FORMATS",
-           "MOLECULE_PATTERNS", "REALWORLD_PATTERN_CAP", "STYLES", "TASK_NAMES", "build_prompt",
-           "effective_description", "graph_text", "pattern_text", "prompt_hash", "prompt_record", "record_text",
-           "task_code"]
+__all__ = [
+    "COT_DEMONSTRATIONS",
+    "DATASET_DESCRIPTIONS",
+    "DESCRIPTIONS",
+    "FORMATS",
+    "MOLECULE_PATTERNS",
+    "REALWORLD_PATTERN_CAP",
+    "STYLES",
+    "TASK_NAMES",
+    "Demonstration",
+    "build_prompt",
+    "effective_description",
+    "graph_text",
+    "pattern_text",
+    "prompt_hash",
+    "prompt_record",
+    "record_text",
+    "task_code",
+]
 
 FORMATS: tuple[str, ...] = ("AL", "EL")
 STYLES: tuple[str, ...] = ("zero_shot", "cot")
 DESCRIPTIONS: tuple[str, ...] = ("term", "topo", "both")
 TASK_NAMES: dict[str, str] = {
-    "T1": "Pattern translation", "T2": "Graph modification (terminology)", "T3": "Pattern detection (terminology)",
-    "T4": "Isomorphic mapping", "T5": "Graph modification (topology)", "T6": "Pattern detection (topology)",
-    "T7": "K-core detection", "T8": "Frequent subgraph extraction", "T9": "Discriminative pattern learning",
-    "T10": "Molecule pattern detection", "T11": "Real-world discriminative patterns"}
+    "T1": "Pattern translation",
+    "T2": "Graph modification (terminology)",
+    "T3": "Pattern detection (terminology)",
+    "T4": "Isomorphic mapping",
+    "T5": "Graph modification (topology)",
+    "T6": "Pattern detection (topology)",
+    "T7": "K-core detection",
+    "T8": "Frequent subgraph extraction",
+    "T9": "Discriminative pattern learning",
+    "T10": "Molecule pattern detection",
+    "T11": "Real-world discriminative patterns",
+}
 
-_CODES = {"translation": "T1", "isomorphism": "T4", "kcore": "T7", "frequent": "T8", "discriminative": "T9",
-          "ba2motif": "T9", "molecule": "T10", "realworld_turn": "T11", "realworld_graph": "T11"}
+_CODES = {
+    "translation": "T1",
+    "isomorphism": "T4",
+    "kcore": "T7",
+    "frequent": "T8",
+    "discriminative": "T9",
+    "ba2motif": "T9",
+    "molecule": "T10",
+    "realworld_turn": "T11",
+    "realworld_graph": "T11",
+}
 _TERM_TOPO = {"modification": ("T2", "T5"), "detection": ("T3", "T6")}
 _VARIANT_TASKS = ("translation", "modification", "detection", "molecule")
 
 # T10 functional groups: the repository's names and topology strings (spec §3.4, Table 14 [R]).
 MOLECULE_PATTERNS: dict[str, tuple[str, tuple[tuple[int, str, int, str], ...]]] = {
-    "benzene": ("benzene ring", ((0, "C", 1, "C"), (1, "C", 2, "C"), (2, "C", 3, "C"), (3, "C", 4, "C"),
-                                 (4, "C", 5, "C"))),
-    "alkane_carbonyl": ("Alkane Carbonyl which contains an unbranched alkane and a carbonyl functional group",
-                        ((0, "C", 1, "O"), (0, "C", 2, "C"), (2, "C", 3, "O"))),
-    "fluoride_carbonyl": ("Fluoride Carbonyl whcih contains a fluoride (F) and a carbonyl (C=O) functional group",
-                          ((0, "C", 1, "O"), (2, "C", 3, "F")))}
+    "benzene": (
+        "benzene ring",
+        ((0, "C", 1, "C"), (1, "C", 2, "C"), (2, "C", 3, "C"), (3, "C", 4, "C"), (4, "C", 5, "C")),
+    ),
+    "alkane_carbonyl": (
+        "Alkane Carbonyl which contains an unbranched alkane and a carbonyl functional group",
+        ((0, "C", 1, "O"), (0, "C", 2, "C"), (2, "C", 3, "O")),
+    ),
+    "fluoride_carbonyl": (
+        "Fluoride Carbonyl whcih contains a fluoride (F) and a carbonyl (C=O) functional group",
+        ((0, "C", 1, "O"), (2, "C", 3, "F")),
+    ),
+}
 
 # T11 binary extraction: "{data_des}" sentences. Only BBBP's is the repository's; the others are this
 # project's, in the same style.
 DATASET_DESCRIPTIONS: dict[str, str] = {
     "ogbg-molbbbp": "The graphs of compounds include binary labels on their permeability properties to the blood "
-                    "brain barrier.",
+    "brain barrier.",
     "MUTAG": "The graphs of compounds include binary labels on their mutagenic effect on a bacterium.",
     "ogbg-molhiv": "The graphs of compounds include binary labels on their ability to inhibit HIV replication.",
     "IMDB-BINARY": "The graphs are ego-networks of actors and actresses, with binary labels on the genre of the "
-                   "movies they play in."}
-_BINARY_ROLES = {"molecular": "an expert in molecular chemistry",
-                 "plain": "an expert in identifying patterns within graphs"}
+    "movies they play in.",
+}
+_BINARY_ROLES = {
+    "molecular": "an expert in molecular chemistry",
+    "plain": "an expert in identifying patterns within graphs",
+}
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 REALWORLD_PATTERN_CAP = 11  # the repository stops listing a type's patterns once more than 10 are listed
 
@@ -131,8 +173,11 @@ def _adjacency_lines(graph: nx.Graph, atoms: Mapping[Any, str] | None) -> str:
         neighbours.setdefault(v, [])
         if not graph.is_directed():
             neighbours[v].append(u)
-    return "".join(f"Node {_name(u, atoms)} is {verb} to nodes {', '.join(_name(w, atoms) for w in neighbours[u])}.\n"
-                   for u in sorted(neighbours, key=_sort_key) if neighbours[u])
+    return "".join(
+        f"Node {_name(u, atoms)} is {verb} to nodes {', '.join(_name(w, atoms) for w in neighbours[u])}.\n"
+        for u in sorted(neighbours, key=_sort_key)
+        if neighbours[u]
+    )
 
 
 def _edge_lines(graph: nx.Graph, atoms: Mapping[Any, str] | None) -> str:
@@ -224,44 +269,60 @@ class _Options:
 _TRANSLATION_CLAUSES = {
     ("EL", False): "The edges of the graph should be list as: (Node #1, Node #2), ...",
     ("EL", True): "We define the direction of edges by indicating Node #1 pointing to Node #2 as (Node #1, Node #2). "
-                  "The edges of the graph should be list as: (Node #1, Node #2), ...",
-    ("AL", False): 'For each node of the graph, the neighboring nodes are listed as follows: '
-                   '"Node #1: []\n Node #2: []"'}
+    "The edges of the graph should be list as: (Node #1, Node #2), ...",
+    ("AL", False): "For each node of the graph, the neighboring nodes are listed as follows: "
+    '"Node #1: []\n Node #2: []"',
+}
 
 
 def _translation(item: Item, opts: _Options) -> str:
     """T1 (the repository's topology variant also keeps the undirected edge clause for digraphs)."""
     pattern = get_pattern(item["truth"]["pattern"])
     mode = "directed" if pattern.directed else "undirected"
-    tail = f", the node number is {item['truth']['num_nodes']}. Each node at least has one edge. " \
-           "The formulate of the graph should be:"
+    tail = (
+        f", the node number is {item['truth']['num_nodes']}. Each node at least has one edge. "
+        "The formulate of the graph should be:"
+    )
     if opts.description == "term":
         clause = _TRANSLATION_CLAUSES[(opts.fmt, pattern.directed and opts.fmt == "EL")]
         return f"Generate a {mode} graph that includes only one {pattern.terminology}{tail}{clause}"
     shown = pattern_text(pattern, opts.fmt)
-    return f"Generate a {mode} graph that includes only one given pattern shown like: {shown}{tail}" \
-           + _TRANSLATION_CLAUSES[(opts.fmt, False)]
+    return (
+        f"Generate a {mode} graph that includes only one given pattern shown like: {shown}{tail}"
+        + _TRANSLATION_CLAUSES[(opts.fmt, False)]
+    )
 
 
 def _modification(item: Item, opts: _Options) -> str:
     target = get_pattern(item["truth"]["target"])
     given = target.terminology if opts.description == "term" else pattern_text(target, opts.fmt)
-    return ("Modify the graph to include the given pattern. The graph is shown as "
-            + record_text(item["graph"], item["directed"], opts.fmt)
-            + f"The given pattern is {given}\n"
-            + "The number of modified edges should be as less as possible."
-            + "The edges of the final graph should be list as: [(Node #1, Node #2), ...]")
+    return (
+        "Modify the graph to include the given pattern. The graph is shown as "
+        + record_text(item["graph"], item["directed"], opts.fmt)
+        + f"The given pattern is {given}\n"
+        + "The number of modified edges should be as less as possible."
+        + "The edges of the final graph should be list as: [(Node #1, Node #2), ...]"
+    )
 
 
 def _detection_text(graph: Graph, directed: bool, pattern: Pattern, fmt: str, description: str) -> str:
     slots = ", ".join(f"#{i}" for i in range(1, pattern.num_nodes + 1))
-    ask = f"Please identify the patterns for each node and list all of them as follows: " \
-          f"The detected patterns are: [({slots}), ...]."
+    ask = (
+        f"Please identify the patterns for each node and list all of them as follows: "
+        f"The detected patterns are: [({slots}), ...]."
+    )
     if description == "term":
-        return (f"Identify the occurrence patterns of the given motif in the graph. The given patterns is "
-                f"{pattern.terminology}.\n" + record_text(graph, directed, fmt) + ask)
-    return ("Identify the occurrence patterns of the given motif in the graph.\nThe pattern is:"
-            + pattern_text(pattern, fmt) + "\n The graph is:\n" + record_text(graph, directed, fmt) + ask)
+        return (
+            f"Identify the occurrence patterns of the given motif in the graph. The given patterns is "
+            f"{pattern.terminology}.\n" + record_text(graph, directed, fmt) + ask
+        )
+    return (
+        "Identify the occurrence patterns of the given motif in the graph.\nThe pattern is:"
+        + pattern_text(pattern, fmt)
+        + "\n The graph is:\n"
+        + record_text(graph, directed, fmt)
+        + ask
+    )
 
 
 def _detection_pattern(item: Item, opts: _Options) -> Pattern:
@@ -272,29 +333,36 @@ def _detection_pattern(item: Item, opts: _Options) -> Pattern:
 
 
 def _detection(item: Item, opts: _Options) -> str:
-    return _detection_text(item["graph"], item["directed"], _detection_pattern(item, opts), opts.fmt,
-                           opts.description)
+    return _detection_text(item["graph"], item["directed"], _detection_pattern(item, opts), opts.fmt, opts.description)
 
 
 def _isomorphism(item: Item, opts: _Options) -> str:
     g1, g2 = (record_text(g, False, opts.fmt) for g in item["graphs"])
-    return ("Given a pair of isomorphic graphs, determine the node correspondence between the two graphs. "
-            f"The first graph is:\n{g1} The second graph is: {g2}"
-            'Provide a node matching list such as "[Graph 1: Node #1 -> Graph 2: Node #2, ...]"')
+    return (
+        "Given a pair of isomorphic graphs, determine the node correspondence between the two graphs. "
+        f"The first graph is:\n{g1} The second graph is: {g2}"
+        'Provide a node matching list such as "[Graph 1: Node #1 -> Graph 2: Node #2, ...]"'
+    )
 
 
 def _kcore(item: Item, opts: _Options) -> str:
     k = item["truth"]["k"]
-    return (f"Determine the {k}-core subgraphs in the graph.\n" + record_text(item["graph"], False, opts.fmt)
-            + f'Please identify the {k}-core subgraphs and list the nodes in the subgraphs as: '
-              '"The nodes in the subgraphs are: [#1, #2].')
+    return (
+        f"Determine the {k}-core subgraphs in the graph.\n"
+        + record_text(item["graph"], False, opts.fmt)
+        + f"Please identify the {k}-core subgraphs and list the nodes in the subgraphs as: "
+        '"The nodes in the subgraphs are: [#1, #2].'
+    )
 
 
 def _frequent(item: Item, opts: _Options) -> str:
     listed = "".join(f"No. {i}. {record_text(g, item['directed'], opts.fmt)}" for i, g in enumerate(item["graphs"], 1))
-    return ("Consider the following graphs and summarize the common patterns in them." + listed
-            + "Show the common patterns as list as: [The pattern graphs are: Pattern #1: [(Node #1, Node #2), ...]; "
-              "Pattern #2: [(Node #1, Node #2), ...]]")
+    return (
+        "Consider the following graphs and summarize the common patterns in them."
+        + listed
+        + "Show the common patterns as list as: [The pattern graphs are: Pattern #1: [(Node #1, Node #2), ...]; "
+        "Pattern #2: [(Node #1, Node #2), ...]]"
+    )
 
 
 def _by_label(item: Item, label: Any) -> list[Graph]:
@@ -305,13 +373,20 @@ def _discriminative(item: Item, opts: _Options) -> str:
     """T9 extraction, with the repository's repeated "The second sets are:" after every Set1 graph."""
     gold_set = opts.need("gold_set", item)
     gold_label(item, gold_set)
-    first = "".join(f"\nSet1: No. {k}:\n{record_text(g, False, opts.fmt)}The second sets are:\n"
-                    for k, g in enumerate(_by_label(item, 0), 1))
-    second = "".join(f"\nSet2: No. {k}:\n{record_text(g, False, opts.fmt)}"
-                     for k, g in enumerate(_by_label(item, 1), 1))
-    return ("You are provided two sets of graphs. The first sets are:\n" + first + second
-            + f"What are the differences between the two sets? Show the special pattern in {gold_set}, shown as "
-              "list as: [The pattern graph is: (Node #1, Node #2), ...] ")
+    first = "".join(
+        f"\nSet1: No. {k}:\n{record_text(g, False, opts.fmt)}The second sets are:\n"
+        for k, g in enumerate(_by_label(item, 0), 1)
+    )
+    second = "".join(
+        f"\nSet2: No. {k}:\n{record_text(g, False, opts.fmt)}" for k, g in enumerate(_by_label(item, 1), 1)
+    )
+    return (
+        "You are provided two sets of graphs. The first sets are:\n"
+        + first
+        + second
+        + f"What are the differences between the two sets? Show the special pattern in {gold_set}, shown as "
+        "list as: [The pattern graph is: (Node #1, Node #2), ...] "
+    )
 
 
 def _ba2motif(item: Item, opts: _Options) -> str:
@@ -319,12 +394,16 @@ def _ba2motif(item: Item, opts: _Options) -> str:
     first, second = opts.need("type_patterns", item)
     listed1 = "".join(f"\npattern 1: No. {i}:\n{_edges_text(p, opts.fmt, False)}" for i, p in enumerate(first))
     listed2 = "".join(f"\npattern 2: No. {i}:\n{_edges_text(p, opts.fmt, False)}" for i, p in enumerate(second))
-    return ("You are an expert at classifying different types of graphs based on whether they contain specific "
-            "patterns. The first type of graph includes patterns such as:" + listed1
-            + "The secod type of patterns like" + listed2
-            + "Now, please identify which type the given graph is most likely to belong to. The graph is shown as: "
-            + record_text(item["graph"], False, opts.fmt)
-            + 'Chosing the answers from "It should be in Type 1" or "It should be in Type 2" ')
+    return (
+        "You are an expert at classifying different types of graphs based on whether they contain specific "
+        "patterns. The first type of graph includes patterns such as:"
+        + listed1
+        + "The secod type of patterns like"
+        + listed2
+        + "Now, please identify which type the given graph is most likely to belong to. The graph is shown as: "
+        + record_text(item["graph"], False, opts.fmt)
+        + 'Chosing the answers from "It should be in Type 1" or "It should be in Type 2" '
+    )
 
 
 # ---- chain-of-thought demonstrations (this project's; the paper publishes none) -----------------------
@@ -349,40 +428,57 @@ class Demonstration:
 
 
 COT_DEMONSTRATIONS: tuple[Demonstration, ...] = (
-    Demonstration("triangle", 6, ((0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (3, 4), (4, 5)),
-                  "Check every node together with each pair of its neighbours. Node 0 has neighbours 1 and 2, and "
-                  "1 is connected to 2, so (0, 1, 2) is a triangle. Node 1 also has neighbour 3, and 2 is "
-                  "connected to 3, so (1, 2, 3) is a triangle. Node 3 has neighbours 1, 2 and 4, but 4 is connected "
-                  "to neither 1 nor 2. Node 4 has neighbours 3 and 5, which are not connected. There are no other "
-                  "triangles.",
-                  ((0, 1, 2), (1, 2, 3))),
-    Demonstration("house", 6, ((0, 1), (1, 2), (2, 3), (3, 0), (2, 4), (3, 4), (0, 5)),
-                  "A house is a square base with a triangular roof on one side of the square. Nodes 0, 1, 2, 3 form "
-                  "the square 0-1-2-3-0, and neither diagonal (0-2 or 1-3) is an edge. Nodes 2 and 3 share the "
-                  "neighbour 4, which is connected to neither 0 nor 1, so 4 is the roof. Node 5 has a single "
-                  "neighbour, so it cannot belong to a house. The only house is on nodes 0, 1, 2, 3, 4.",
-                  ((0, 1, 2, 3, 4),)),
-    Demonstration("ffl", 4, ((0, 1), (0, 2), (1, 2), (2, 3), (3, 1)),
-                  "A feed-forward loop needs a source node pointing to two nodes, one of which also points to the "
-                  "other. Node 0 points to 1 and 2, and 1 points to 2, so (0, 1, 2) is a feed-forward loop. Nodes "
-                  "1, 2, 3 form the cycle 1 -> 2 -> 3 -> 1, a feedback loop rather than a feed-forward loop. Every "
-                  "other set of three nodes has at most two edges among them.",
-                  ((0, 1, 2),)),
+    Demonstration(
+        "triangle",
+        6,
+        ((0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (3, 4), (4, 5)),
+        "Check every node together with each pair of its neighbours. Node 0 has neighbours 1 and 2, and "
+        "1 is connected to 2, so (0, 1, 2) is a triangle. Node 1 also has neighbour 3, and 2 is "
+        "connected to 3, so (1, 2, 3) is a triangle. Node 3 has neighbours 1, 2 and 4, but 4 is connected "
+        "to neither 1 nor 2. Node 4 has neighbours 3 and 5, which are not connected. There are no other "
+        "triangles.",
+        ((0, 1, 2), (1, 2, 3)),
+    ),
+    Demonstration(
+        "house",
+        6,
+        ((0, 1), (1, 2), (2, 3), (3, 0), (2, 4), (3, 4), (0, 5)),
+        "A house is a square base with a triangular roof on one side of the square. Nodes 0, 1, 2, 3 form "
+        "the square 0-1-2-3-0, and neither diagonal (0-2 or 1-3) is an edge. Nodes 2 and 3 share the "
+        "neighbour 4, which is connected to neither 0 nor 1, so 4 is the roof. Node 5 has a single "
+        "neighbour, so it cannot belong to a house. The only house is on nodes 0, 1, 2, 3, 4.",
+        ((0, 1, 2, 3, 4),),
+    ),
+    Demonstration(
+        "ffl",
+        4,
+        ((0, 1), (0, 2), (1, 2), (2, 3), (3, 1)),
+        "A feed-forward loop needs a source node pointing to two nodes, one of which also points to the "
+        "other. Node 0 points to 1 and 2, and 1 points to 2, so (0, 1, 2) is a feed-forward loop. Nodes "
+        "1, 2, 3 form the cycle 1 -> 2 -> 3 -> 1, a feedback loop rather than a feed-forward loop. Every "
+        "other set of three nodes has at most two edges among them.",
+        ((0, 1, 2),),
+    ),
 )
 
-_COT_INTRO = ("Here are three examples of identifying the occurrence patterns of a motif in a graph, each solved "
-              "step by step.\n")
-_COT_QUERY = ("\nNow solve the following task in the same way: reason step by step, then give the final answer in "
-              "the requested format.\n")
+_COT_INTRO = (
+    "Here are three examples of identifying the occurrence patterns of a motif in a graph, each solved step by step.\n"
+)
+_COT_QUERY = (
+    "\nNow solve the following task in the same way: reason step by step, then give the final answer in "
+    "the requested format.\n"
+)
 
 
 def _cot_detection(item: Item, opts: _Options) -> str:
     examples = "".join(
         f"\nExample {i}:\n"
-        + _detection_text(demo.graph, get_pattern(demo.pattern).directed, get_pattern(demo.pattern), opts.fmt,
-                          opts.description)
+        + _detection_text(
+            demo.graph, get_pattern(demo.pattern).directed, get_pattern(demo.pattern), opts.fmt, opts.description
+        )
         + f"\nAnswer: {demo.reasoning} {detection_answer(demo.answer)}\n"
-        for i, demo in enumerate(COT_DEMONSTRATIONS, 1))
+        for i, demo in enumerate(COT_DEMONSTRATIONS, 1)
+    )
     return _COT_INTRO + examples + _COT_QUERY + _detection(item, opts)
 
 
@@ -392,20 +488,26 @@ def _molecule(item: Item, opts: _Options) -> str:
     try:
         name, bonds = MOLECULE_PATTERNS[item["variant"]]
     except KeyError:
-        raise ValueError(f"no functional group for molecule set {item['variant']!r}; sets are "
-                         f"{', '.join(MOLECULE_PATTERNS)}") from None
+        raise ValueError(
+            f"no functional group for molecule set {item['variant']!r}; sets are {', '.join(MOLECULE_PATTERNS)}"
+        ) from None
     group = nx.Graph()
     group.add_edges_from((u, v) for u, _, v, _ in bonds)
     shown = graph_text(group, opts.fmt, {u: a for u, a, _, _ in bonds} | {v: b for _, _, v, b in bonds})
-    first = {"both": f"the pattern is a {name}, represented as {shown}", "term": f"the pattern is a {name}",
-             "topo": f"the pattern is represented as {shown}"}[opts.description]
-    return ("In the context of molecular biology, you have been provided with a pattern motif to compare against a "
-            f"test molecule graph. \nFirst, {first}"
-            + f"\nSecond, the test molecule {item['smiles']} can be shown as"
-            + record_text(item["graph"], False, opts.fmt)
-            + "\nNow, please determine whether the pattern motif exists in the molecule graph by selecting either "
-              "**The pattern does exist** or **The pattern does not exist**. Please consider from the perspective "
-              "of molecular biology, and do not be too rigid.")
+    first = {
+        "both": f"the pattern is a {name}, represented as {shown}",
+        "term": f"the pattern is a {name}",
+        "topo": f"the pattern is represented as {shown}",
+    }[opts.description]
+    return (
+        "In the context of molecular biology, you have been provided with a pattern motif to compare against a "
+        f"test molecule graph. \nFirst, {first}"
+        + f"\nSecond, the test molecule {item['smiles']} can be shown as"
+        + record_text(item["graph"], False, opts.fmt)
+        + "\nNow, please determine whether the pattern motif exists in the molecule graph by selecting either "
+        "**The pattern does exist** or **The pattern does not exist**. Please consider from the perspective "
+        "of molecular biology, and do not be too rigid."
+    )
 
 
 def _binary_turn(item: Item, opts: _Options, gold_set: str) -> str:
@@ -415,14 +517,19 @@ def _binary_turn(item: Item, opts: _Options, gold_set: str) -> str:
     if description is None:
         raise ValueError(f"no data description for {item['variant']!r}; pass data_description=")
     role = _BINARY_ROLES["molecular" if molecular else "plain"]
-    ask = "[(Node 0 Atom C, Node 1 Atom N), (Node 1 Atom N, Node 2 Atom O), ...]. " if molecular \
+    ask = (
+        "[(Node 0 Atom C, Node 1 Atom N), (Node 1 Atom N, Node 2 Atom O), ...]. "
+        if molecular
         else "[(Node 1, Node 2), (Node 2, Node 3), ...]"
-    return (f"You are {role}. Here are two sets of graphs. {description}. The first set are:\n"
-            + "".join(f"\nSet1: No. {k}:\n{record_text(g, False, opts.fmt)}" for k, g in enumerate(first, 1))
-            + "The second set are:\n"
-            + "".join(f"\nSet2: No. {k}:\n{record_text(g, False, opts.fmt)}" for k, g in enumerate(second, 1))
-            + f"Please find out the differences between the two sets and show the significant pattern in {gold_set} "
-              f"as list as: {ask}")
+    )
+    return (
+        f"You are {role}. Here are two sets of graphs. {description}. The first set are:\n"
+        + "".join(f"\nSet1: No. {k}:\n{record_text(g, False, opts.fmt)}" for k, g in enumerate(first, 1))
+        + "The second set are:\n"
+        + "".join(f"\nSet2: No. {k}:\n{record_text(g, False, opts.fmt)}" for k, g in enumerate(second, 1))
+        + f"Please find out the differences between the two sets and show the significant pattern in {gold_set} "
+        f"as list as: {ask}"
+    )
 
 
 def _multiclass_turn(item: Item, opts: _Options, gold_set: str) -> str:
@@ -430,11 +537,14 @@ def _multiclass_turn(item: Item, opts: _Options, gold_set: str) -> str:
     ask = f"Please show the significant pattern in {gold_set} as list as: [(Node 1, Node 2), (Node 2, Node 3), ...]"
     plain = [{"num_nodes": g["num_nodes"], "edges": g["edges"]} for g in item["graphs"]]
     item = {**item, "graphs": plain}
-    blocks = "".join("".join(f"\nNo. {k}:\n{record_text(g, False, opts.fmt)}"
-                             for k, g in enumerate(_by_label(item, c), 1)) + ask
-                     for c in item["truth"]["classes"])
-    return (f"You are an expert in identifying patterns within graphs. Here are several graphs in the {gold_set}:\n"
-            + blocks)
+    blocks = "".join(
+        "".join(f"\nNo. {k}:\n{record_text(g, False, opts.fmt)}" for k, g in enumerate(_by_label(item, c), 1)) + ask
+        for c in item["truth"]["classes"]
+    )
+    return (
+        f"You are an expert in identifying patterns within graphs. Here are several graphs in the {gold_set}:\n"
+        + blocks
+    )
 
 
 def _realworld_turn(item: Item, opts: _Options) -> str:
@@ -467,36 +577,63 @@ def _realworld_graph(item: Item, opts: _Options) -> str:
     if len(texts) != len(item["truth"]["classes"]) or len(texts) > len(_ORDINALS):
         raise ValueError(f"{item['item_id']}: {len(texts)} pattern types for {len(item['truth']['classes'])} classes")
     graph = record_text(item["graph"], False, opts.fmt)
-    shown = ("\nNow, please identify which type the given graph is most likely to belong to. The graph is shown as: "
-             + graph)
+    shown = (
+        "\nNow, please identify which type the given graph is most likely to belong to. The graph is shown as: " + graph
+    )
     if len(texts) == 2:
-        return ("You are an expert at classifying different types of graphs based on whether they contain specific "
-                "patterns. The first type of patterns such as:"
-                + "".join(f"\nPatterns for Type 1: No.{c}:\n{t}" for c, t in enumerate(texts[0], 1))
-                + "\nThe second type of patterns are like"
-                + "".join(f"\nPatterns for Type 2: No.{c}:\n{t}" for c, t in enumerate(texts[1], 1))
-                + shown + 'Choosing the answer from "It should be in Type 1" or "It should be in Type 2". Notably, the '
-                          "presence of distinct patterns in a graph suggests a higher probability of its association "
-                          "with a specific class. ")
-    types = "".join(("The first type of patterns such as:" if i == 0 else f"\nThe {_ORDINALS[i]} type of patterns are")
-                    + "".join(f"\nPattern Type {i + 1}: No.{c}:\n{t}" for c, t in enumerate(kept, 1))
-                    for i, kept in enumerate(texts))
+        return (
+            "You are an expert at classifying different types of graphs based on whether they contain specific "
+            "patterns. The first type of patterns such as:"
+            + "".join(f"\nPatterns for Type 1: No.{c}:\n{t}" for c, t in enumerate(texts[0], 1))
+            + "\nThe second type of patterns are like"
+            + "".join(f"\nPatterns for Type 2: No.{c}:\n{t}" for c, t in enumerate(texts[1], 1))
+            + shown
+            + 'Choosing the answer from "It should be in Type 1" or "It should be in Type 2". Notably, the '
+            "presence of distinct patterns in a graph suggests a higher probability of its association "
+            "with a specific class. "
+        )
+    types = "".join(
+        ("The first type of patterns such as:" if i == 0 else f"\nThe {_ORDINALS[i]} type of patterns are")
+        + "".join(f"\nPattern Type {i + 1}: No.{c}:\n{t}" for c, t in enumerate(kept, 1))
+        for i, kept in enumerate(texts)
+    )
     choices = [f'"It should be in Type {i}"' for i in range(1, len(texts) + 1)]
-    return ("You are an expert at classifying different types of graphs based on the presence of specific patterns. "
-            + types + shown + "Now, please identify which type the given graph is most likely to belong to and "
-            f"choose the answer from {', '.join(choices[:-1])}, or {choices[-1]}.")
+    return (
+        "You are an expert at classifying different types of graphs based on the presence of specific patterns. "
+        + types
+        + shown
+        + "Now, please identify which type the given graph is most likely to belong to and "
+        f"choose the answer from {', '.join(choices[:-1])}, or {choices[-1]}."
+    )
 
 
 # ---- entry points ------------------------------------------------------------------------------------
-_BUILDERS = {"translation": _translation, "modification": _modification, "detection": _detection,
-             "isomorphism": _isomorphism, "kcore": _kcore, "frequent": _frequent, "discriminative": _discriminative,
-             "ba2motif": _ba2motif, "molecule": _molecule, "realworld_turn": _realworld_turn,
-             "realworld_graph": _realworld_graph}
+_BUILDERS = {
+    "translation": _translation,
+    "modification": _modification,
+    "detection": _detection,
+    "isomorphism": _isomorphism,
+    "kcore": _kcore,
+    "frequent": _frequent,
+    "discriminative": _discriminative,
+    "ba2motif": _ba2motif,
+    "molecule": _molecule,
+    "realworld_turn": _realworld_turn,
+    "realworld_graph": _realworld_graph,
+}
 
 
-def build_prompt(item: Item, fmt: str, style: str = "zero_shot", description: str | None = None, *,
-                 pattern: str | None = None, gold_set: str | None = None,
-                 type_patterns: Sequence[Sequence[Any]] | None = None, data_description: str | None = None) -> str:
+def build_prompt(
+    item: Item,
+    fmt: str,
+    style: str = "zero_shot",
+    description: str | None = None,
+    *,
+    pattern: str | None = None,
+    gold_set: str | None = None,
+    type_patterns: Sequence[Sequence[Any]] | None = None,
+    data_description: str | None = None,
+) -> str:
     """The exact prompt for ``item`` in graph format ``fmt`` (``AL`` | ``EL``).
 
     ``description``: ``term`` | ``topo`` (``both`` for molecules) where the task has variants (module table);
@@ -511,17 +648,29 @@ def build_prompt(item: Item, fmt: str, style: str = "zero_shot", description: st
     opts = _Options(fmt, effective_description(item, description), pattern, gold_set, type_patterns, data_description)
     if style == "cot":
         if item["task"] != "detection":
-            raise ValueError(f"chain-of-thought prompts exist for pattern detection only (Table 25), "
-                             f"not {item['task']}")
+            raise ValueError(
+                f"chain-of-thought prompts exist for pattern detection only (Table 25), not {item['task']}"
+            )
         return _cot_detection(item, opts)
     return _BUILDERS[item["task"]](item, opts)
 
 
-def prompt_record(item: Item, fmt: str, style: str = "zero_shot", description: str | None = None,
-                  **options: Any) -> dict[str, Any]:
+def prompt_record(
+    item: Item, fmt: str, style: str = "zero_shot", description: str | None = None, **options: Any
+) -> dict[str, Any]:
     """A JSON-ready prompt row: item id, task code, the prompt's settings, the text and its hash."""
     text = build_prompt(item, fmt, style, description, **options)
-    return {"item_id": item["item_id"], "task": task_code(item, description), "item_task": item["task"],
-            "variant": item["variant"], "scale": item["scale"], "fmt": fmt, "style": style,
-            "description": effective_description(item, description), "pattern": options.get("pattern"),
-            "gold_set": options.get("gold_set"), "prompt": text, "prompt_hash": prompt_hash(text)}
+    return {
+        "item_id": item["item_id"],
+        "task": task_code(item, description),
+        "item_task": item["task"],
+        "variant": item["variant"],
+        "scale": item["scale"],
+        "fmt": fmt,
+        "style": style,
+        "description": effective_description(item, description),
+        "pattern": options.get("pattern"),
+        "gold_set": options.get("gold_set"),
+        "prompt": text,
+        "prompt_hash": prompt_hash(text),
+    }

@@ -43,9 +43,25 @@ from graphaudit.llmpattern.answers import BASELINES, oracle_answer
 from graphaudit.llmpattern.cache import ResponseCache, prompt_hash, response_key
 from graphaudit.llmpattern.datasets import Item
 
-__all__ = ["PROMPT_OPTIONS", "AnswerFunction", "BaselineResponder", "CredentialsError", "DEFAULT_BASE_URL",
-           "OpenAICompatibleResponder", "OracleResponder", "RateLimiter", "ReplayCheck", "ReplayError",
-           "ReplayResponder", "Reply", "Responder", "ResponderError", "Response", "backoff_delay", "make_responder"]
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "PROMPT_OPTIONS",
+    "AnswerFunction",
+    "BaselineResponder",
+    "CredentialsError",
+    "OpenAICompatibleResponder",
+    "OracleResponder",
+    "RateLimiter",
+    "ReplayCheck",
+    "ReplayError",
+    "ReplayResponder",
+    "Reply",
+    "Responder",
+    "ResponderError",
+    "Response",
+    "backoff_delay",
+    "make_responder",
+]
 
 log = logging.getLogger(__name__)
 
@@ -126,10 +142,22 @@ def _answer(responder: Responder, item: Item, prompt: str, cache: ResponseCache)
     cached = entry is not None
     if entry is None:
         reply = responder.reply(prompt, item)
-        entry = cache.add(responder=responder.name, settings=settings, prompt=prompt, response=reply.text,
-                          item_id=item["item_id"], meta=reply.meta)
-    return Response(item_id=item["item_id"], prompt_hash=entry["prompt_hash"], key=entry["key"],
-                    text=entry["response"], cached=cached, meta=dict(entry["meta"]))
+        entry = cache.add(
+            responder=responder.name,
+            settings=settings,
+            prompt=prompt,
+            response=reply.text,
+            item_id=item["item_id"],
+            meta=reply.meta,
+        )
+    return Response(
+        item_id=item["item_id"],
+        prompt_hash=entry["prompt_hash"],
+        key=entry["key"],
+        text=entry["response"],
+        cached=cached,
+        meta=dict(entry["meta"]),
+    )
 
 
 # ---- offline responders ----------------------------------------------------------------------------
@@ -206,8 +234,10 @@ class ReplayResponder(Responder):
             return
         first = self._by_item.setdefault(row["item_id"], index)
         if self._rows[first] != row:
-            raise ReplayError(f"{self.path}: row {index + 1} gives item {row['item_id']!r} a second, different "
-                              "prompt hash or response")
+            raise ReplayError(
+                f"{self.path}: row {index + 1} gives item {row['item_id']!r} a second, different "
+                "prompt hash or response"
+            )
 
     def _lookup(self, prompt: str, item: Item) -> tuple[int | None, bool]:
         """(index of the answering row or None, whether the item's own row answers a different prompt)."""
@@ -220,11 +250,14 @@ class ReplayResponder(Responder):
     def respond(self, prompt: str, item: Item) -> str:
         index, mismatched = self._lookup(prompt, item)
         if mismatched:
-            raise ReplayError(f"{self.path}: the row for item {item['item_id']!r} answers a different prompt "
-                              "(its prompt_hash is not the hash of the prompt built here)")
+            raise ReplayError(
+                f"{self.path}: the row for item {item['item_id']!r} answers a different prompt "
+                "(its prompt_hash is not the hash of the prompt built here)"
+            )
         if index is None:
-            raise ReplayError(f"{self.path}: no response for item {item['item_id']!r} (prompt hash "
-                              f"{prompt_hash(prompt)})")
+            raise ReplayError(
+                f"{self.path}: no response for item {item['item_id']!r} (prompt hash {prompt_hash(prompt)})"
+            )
         return self._rows[index]["response"]
 
     def check(self, items_with_prompts: Sequence[tuple[Item, str]]) -> ReplayCheck:
@@ -268,8 +301,10 @@ def _replay_problem(path: Path, report: ReplayCheck) -> str:
     if report.missing:
         parts.append(f"{len(report.missing)} items have no response (first: {', '.join(report.missing[:_SHOWN_IDS])})")
     if report.mismatched:
-        parts.append(f"{len(report.mismatched)} items have a response to a different prompt, i.e. the prompt "
-                     f"hash does not match (first: {', '.join(report.mismatched[:_SHOWN_IDS])})")
+        parts.append(
+            f"{len(report.mismatched)} items have a response to a different prompt, i.e. the prompt "
+            f"hash does not match (first: {', '.join(report.mismatched[:_SHOWN_IDS])})"
+        )
     return f"{path}: " + "; ".join(parts)
 
 
@@ -277,8 +312,12 @@ def _replay_problem(path: Path, report: ReplayCheck) -> str:
 class RateLimiter:
     """Spaces request starts at least ``60 / requests_per_minute`` seconds apart (no bursts)."""
 
-    def __init__(self, requests_per_minute: float, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        requests_per_minute: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if not requests_per_minute > 0:
             raise ValueError(f"requests_per_minute must be positive, got {requests_per_minute!r}")
         self.interval_s = 60.0 / requests_per_minute
@@ -298,7 +337,7 @@ class RateLimiter:
 def backoff_delay(attempt: int, base_s: float, cap_s: float, retry_after_s: float | None = None) -> float:
     """Seconds to wait before retry ``attempt`` (0-based): ``base * 2**attempt``, at least the server's
     ``Retry-After``, at most ``cap_s``."""
-    return min(cap_s, max(base_s * 2.0 ** attempt, retry_after_s or 0.0))
+    return min(cap_s, max(base_s * 2.0**attempt, retry_after_s or 0.0))
 
 
 class _Transient(Exception):
@@ -312,8 +351,9 @@ class _Transient(Exception):
 class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
     """urllib would follow a 301/302/303 with the Authorization header to any host; refuse instead."""
 
-    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
-                         newurl: str) -> None:
+    def redirect_request(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> None:
         return None
 
 
@@ -327,11 +367,23 @@ class OpenAICompatibleResponder(Responder):
     key, so moving a server keeps its cache. ``api_key_env=None`` sends no key (local servers).
     """
 
-    def __init__(self, model: str, *, base_url: str = DEFAULT_BASE_URL, api_key_env: str | None = "OPENAI_API_KEY",
-                 temperature: float | None = 0.0, max_tokens: int | None = 4096, timeout_s: float = 120.0,
-                 max_retries: int = 6, backoff_s: float = 1.0, backoff_cap_s: float = 60.0,
-                 requests_per_minute: float | None = None, extra_body: Mapping[str, Any] | None = None,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        temperature: float | None = 0.0,
+        max_tokens: int | None = 4096,
+        timeout_s: float = 120.0,
+        max_retries: int = 6,
+        backoff_s: float = 1.0,
+        backoff_cap_s: float = 60.0,
+        requests_per_minute: float | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         clash = {"model", "messages"} & set(extra_body or {})
@@ -375,11 +427,11 @@ class OpenAICompatibleResponder(Responder):
                 return self._post(body, headers)
             except _Transient as failure:
                 if attempt >= self.max_retries:
-                    raise ResponderError(f"{self.name}: gave up after {attempt + 1} attempts; last: {failure}") \
-                        from None
+                    raise ResponderError(
+                        f"{self.name}: gave up after {attempt + 1} attempts; last: {failure}"
+                    ) from None
                 delay = backoff_delay(attempt, self.backoff_s, self.backoff_cap_s, failure.retry_after_s)
-                log.warning("%s: %s; retry %d/%d in %.1f s", self.name, failure, attempt + 1, self.max_retries,
-                            delay)
+                log.warning("%s: %s; retry %d/%d in %.1f s", self.name, failure, attempt + 1, self.max_retries, delay)
                 self._sleep(delay)
                 attempt += 1
 
@@ -396,8 +448,10 @@ class OpenAICompatibleResponder(Responder):
             return None
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise CredentialsError(f"{self.name}: set the environment variable {self.api_key_env} to the API key "
-                                   "(or set api_key_env to null for a server without keys)")
+            raise CredentialsError(
+                f"{self.name}: set the environment variable {self.api_key_env} to the API key "
+                "(or set api_key_env to null for a server without keys)"
+            )
         return key
 
     def _redact(self, text: str) -> str:
@@ -417,15 +471,19 @@ class OpenAICompatibleResponder(Responder):
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise ResponderError(f"{self.name}: {self.url} answered with something that is not JSON: "
-                                 f"{self._redact(raw[:_ERROR_BODY_CHARS].decode('utf-8', 'replace'))!r}") from None
+            raise ResponderError(
+                f"{self.name}: {self.url} answered with something that is not JSON: "
+                f"{self._redact(raw[:_ERROR_BODY_CHARS].decode('utf-8', 'replace'))!r}"
+            ) from None
 
     def _http_failure(self, error: urllib.error.HTTPError) -> Exception:
         detail = self._redact(error.read()[:_ERROR_BODY_CHARS].decode("utf-8", "replace"))
         message = f"HTTP {error.code} from {self.url}: {detail}"
         if 300 <= error.code < 400:
-            message += (f" (redirected to {error.headers.get('Location')}; redirects are not followed, so the key "
-                        "never travels to another address: set base_url to the final address)")
+            message += (
+                f" (redirected to {error.headers.get('Location')}; redirects are not followed, so the key "
+                "never travels to another address: set base_url to the final address)"
+            )
         if error.code in _RETRY_STATUSES:
             return _Transient(message, _retry_after(error.headers.get("Retry-After")))
         return ResponderError(f"{self.name}: {message}")
@@ -438,8 +496,9 @@ class OpenAICompatibleResponder(Responder):
         return ResponderError(f"{self.name}: {message}")
 
 
-def _body_settings(model: str, temperature: float | None, max_tokens: int | None,
-                   extra_body: Mapping[str, Any]) -> dict[str, Any]:
+def _body_settings(
+    model: str, temperature: float | None, max_tokens: int | None, extra_body: Mapping[str, Any]
+) -> dict[str, Any]:
     """The request body without the messages; numbers normalised so ``0`` and ``0.0`` give one cache key."""
     settings: dict[str, Any] = {"model": model, **extra_body}
     if temperature is not None:
@@ -463,12 +522,14 @@ def _parse_completion(payload: Any) -> Reply:
         choice = payload["choices"][0]
         content = choice["message"]["content"]
     except (KeyError, IndexError, TypeError):
-        raise ResponderError(f"not a chat completion (no choices[0].message.content): {str(payload)[:200]!r}") \
-            from None
+        raise ResponderError(f"not a chat completion (no choices[0].message.content): {str(payload)[:200]!r}") from None
     if content is not None and not isinstance(content, str):
         raise ResponderError(f"chat completion content is {type(content).__name__}, not text")
-    meta = {name: payload[name] for name in ("id", "model", "created", "system_fingerprint", "usage")
-            if payload.get(name) is not None}
+    meta = {
+        name: payload[name]
+        for name in ("id", "model", "created", "system_fingerprint", "usage")
+        if payload.get(name) is not None
+    }
     if choice.get("finish_reason") is not None:
         meta["finish_reason"] = choice["finish_reason"]
     return Reply(content or "", meta)
@@ -490,8 +551,9 @@ def make_responder(spec: str | Mapping[str, Any], config: Mapping[str, Any] | No
         spec = spec.get("responder", "")
     kind, _, argument = str(spec).partition(":")
     if kind not in _BUILDERS:
-        raise ValueError(f"unknown responder {spec!r}; use one of oracle, baseline:<name>, replay:<path>, "
-                         "openai-compatible:<model>")
+        raise ValueError(
+            f"unknown responder {spec!r}; use one of oracle, baseline:<name>, replay:<path>, openai-compatible:<model>"
+        )
     if kind == "oracle" and argument:
         raise ValueError(f"responder {spec!r}: oracle takes no argument")
     if kind != "oracle" and not argument:
@@ -502,8 +564,10 @@ def make_responder(spec: str | Mapping[str, Any], config: Mapping[str, Any] | No
 def _check_options(kind: str, options: Mapping[str, Any], allowed: Sequence[str] = ()) -> None:
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"{kind} responder: unknown option(s) {', '.join(unknown)}"
-                         + (f"; allowed: {', '.join(allowed)}" if allowed else ""))
+        raise ValueError(
+            f"{kind} responder: unknown option(s) {', '.join(unknown)}"
+            + (f"; allowed: {', '.join(allowed)}" if allowed else "")
+        )
 
 
 def _build_oracle(argument: str, options: Mapping[str, Any]) -> Responder:
@@ -521,8 +585,18 @@ def _build_replay(argument: str, options: Mapping[str, Any]) -> Responder:
     return ReplayResponder(argument, **options)
 
 
-_OPENAI_OPTIONS = ("api_key_env", "backoff_cap_s", "backoff_s", "base_url", "extra_body", "max_retries", "max_tokens",
-                   "requests_per_minute", "temperature", "timeout_s")
+_OPENAI_OPTIONS = (
+    "api_key_env",
+    "backoff_cap_s",
+    "backoff_s",
+    "base_url",
+    "extra_body",
+    "max_retries",
+    "max_tokens",
+    "requests_per_minute",
+    "temperature",
+    "timeout_s",
+)
 
 
 def _build_openai(argument: str, options: Mapping[str, Any]) -> Responder:
@@ -531,5 +605,8 @@ def _build_openai(argument: str, options: Mapping[str, Any]) -> Responder:
 
 
 _BUILDERS: dict[str, Callable[[str, Mapping[str, Any]], Responder]] = {
-    "oracle": _build_oracle, "baseline": _build_baseline, "replay": _build_replay,
-    "openai-compatible": _build_openai}
+    "oracle": _build_oracle,
+    "baseline": _build_baseline,
+    "replay": _build_replay,
+    "openai-compatible": _build_openai,
+}

@@ -46,21 +46,51 @@ from graphaudit.llmpattern.datasets import Graph, Item, graph_edges, graph_recor
 from graphaudit.llmpattern.parsers import MODES, Parsed, parse_answer, repo_isomorphic
 from graphaudit.llmpattern.patterns import get_pattern, pattern_from_edges
 from graphaudit.llmpattern.prompts import effective_description, task_code
-from graphaudit.llmpattern.solvers import (DISCRIMINATIVE_THRESHOLDS, FREQUENT_THRESHOLD, REPO_DISCRIMINATIVE_MAX_EDGES,
-                                           REPO_FREQUENT_MAX_NODES, count_occurrences, has_occurrence,
-                                           verify_mapping)
+from graphaudit.llmpattern.solvers import (
+    DISCRIMINATIVE_THRESHOLDS,
+    FREQUENT_THRESHOLD,
+    REPO_DISCRIMINATIVE_MAX_EDGES,
+    REPO_FREQUENT_MAX_NODES,
+    count_occurrences,
+    has_occurrence,
+    verify_mapping,
+)
 
 __all__ = ["GROUP_KEYS", "HEADLINE", "aggregate", "diversity", "score_answer", "score_parsed", "unique_patterns"]
 
-GROUP_KEYS: tuple[str, ...] = ("task", "stage", "variant", "pattern", "scale", "fmt", "description", "style",
-                               "responder", "mode")
+GROUP_KEYS: tuple[str, ...] = (
+    "task",
+    "stage",
+    "variant",
+    "pattern",
+    "scale",
+    "fmt",
+    "description",
+    "style",
+    "responder",
+    "mode",
+)
 HEADLINE: dict[tuple[str, str | None], str] = {
-    ("T1", None): "acc", ("T2", None): "success", ("T3", None): "f1", ("T4", None): "accuracy",
-    ("T5", None): "success", ("T6", None): "f1", ("T7", None): "precision", ("T8", None): "accuracy",
-    ("T9", "extraction"): "dp", ("T9", "classification"): "accuracy", ("T10", None): "f1",
-    ("T11", "extraction"): "extracted", ("T11", "classification"): "accuracy"}
-_STAGES = {"discriminative": "extraction", "realworld_turn": "extraction", "ba2motif": "classification",
-           "realworld_graph": "classification"}
+    ("T1", None): "acc",
+    ("T2", None): "success",
+    ("T3", None): "f1",
+    ("T4", None): "accuracy",
+    ("T5", None): "success",
+    ("T6", None): "f1",
+    ("T7", None): "precision",
+    ("T8", None): "accuracy",
+    ("T9", "extraction"): "dp",
+    ("T9", "classification"): "accuracy",
+    ("T10", None): "f1",
+    ("T11", "extraction"): "extracted",
+    ("T11", "classification"): "accuracy",
+}
+_STAGES = {
+    "discriminative": "extraction",
+    "realworld_turn": "extraction",
+    "ba2motif": "classification",
+    "realworld_graph": "classification",
+}
 
 
 # ---- graphs from parsed edges ------------------------------------------------------------------------
@@ -114,8 +144,13 @@ def _translation(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str,
     pattern = get_pattern(truth["pattern"])
     edges = parsed.value
     found = count_occurrences(_record(edges, pattern.directed), pattern) if edges else 0
-    score = {"correct": int(found == 1), "occurrences": found, "edges": [list(e) for e in edges],
-             "directed": pattern.directed, "counted": clean or not parsed.empty_text}
+    score = {
+        "correct": int(found == 1),
+        "occurrences": found,
+        "edges": [list(e) for e in edges],
+        "directed": pattern.directed,
+        "counted": clean or not parsed.empty_text,
+    }
     if clean:
         nodes = {x for e in edges for x in e}
         score["strict"] = int(found == 1 and len(nodes) == truth["num_nodes"] and all(u != v for u, v in edges))
@@ -151,9 +186,12 @@ def _precision_recall(pred: set[Any], truth: set[Any]) -> tuple[float, float]:
 def _set_scores(pred: set[Any], truth: set[Any]) -> dict[str, float]:
     precision, recall = _precision_recall(pred, truth)
     union = pred | truth
-    return {"precision": precision, "recall": recall,
-            "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
-            "jaccard": len(pred & truth) / len(union) if union else 1.0}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+        "jaccard": len(pred & truth) / len(union) if union else 1.0,
+    }
 
 
 _FAILED_SET = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "jaccard": 0.0}
@@ -183,8 +221,13 @@ def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, An
     if not clean:
         if parsed.value["keyword"]:
             return {"pattern_scores": [1], "counted": True}
-        scores = [int(len({x for e in p for x in e}) <= REPO_FREQUENT_MAX_NODES and _share(p, graphs, directed)
-                      > FREQUENT_THRESHOLD) for p in parsed.value["patterns"]]
+        scores = [
+            int(
+                len({x for e in p for x in e}) <= REPO_FREQUENT_MAX_NODES
+                and _share(p, graphs, directed) > FREQUENT_THRESHOLD
+            )
+            for p in parsed.value["patterns"]
+        ]
         return {"pattern_scores": scores, "counted": not parsed.unparsed}
     patterns = unique_patterns(parsed.value["patterns"], directed)
     scores = [int(_share(p, graphs, directed) > FREQUENT_THRESHOLD) for p in patterns]
@@ -203,10 +246,16 @@ def _discriminative(item: Item, parsed: Parsed, clean: bool, gold_set: str | Non
         in_gold, in_other = _share(edges, gold, False), _share(edges, other, False)
         found = (in_gold >= high and in_other < low) or (in_other >= high and in_gold < low)
     else:
-        found = (_nx_graph(edges, False).number_of_edges() <= REPO_DISCRIMINATIVE_MAX_EDGES
-                 and _share(edges, gold, False) > high and not _share(edges, other, False) > high)
-    return {"discriminative": int(found), "edges": [list(e) for e in edges] if found else None,
-            "counted": clean or bool(edges)}
+        found = (
+            _nx_graph(edges, False).number_of_edges() <= REPO_DISCRIMINATIVE_MAX_EDGES
+            and _share(edges, gold, False) > high
+            and not _share(edges, other, False) > high
+        )
+    return {
+        "discriminative": int(found),
+        "edges": [list(e) for e in edges] if found else None,
+        "counted": clean or bool(edges),
+    }
 
 
 def _predicted_class(item: Item, parsed: Parsed, clean: bool) -> Any:
@@ -230,8 +279,12 @@ def _classification(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[s
 def _molecule(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
     label = int(item["truth"]["label"])
     prediction = parsed.value if parsed.value is not None else 1 - label
-    return {"label": label, "prediction": prediction, "correct": int(prediction == label),
-            "counted": clean or not parsed.unparsed}
+    return {
+        "label": label,
+        "prediction": prediction,
+        "correct": int(prediction == label),
+        "counted": clean or not parsed.unparsed,
+    }
 
 
 def _realworld_turn(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
@@ -239,10 +292,18 @@ def _realworld_turn(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[s
 
 
 _ITEM_SCORERS: dict[str, Callable[..., dict[str, Any]]] = {
-    "translation": _translation, "modification": _modification, "detection": _detection,
-    "isomorphism": _isomorphism, "kcore": _kcore, "frequent": _frequent, "discriminative": _discriminative,
-    "ba2motif": _classification, "molecule": _molecule, "realworld_turn": _realworld_turn,
-    "realworld_graph": _classification}
+    "translation": _translation,
+    "modification": _modification,
+    "detection": _detection,
+    "isomorphism": _isomorphism,
+    "kcore": _kcore,
+    "frequent": _frequent,
+    "discriminative": _discriminative,
+    "ba2motif": _classification,
+    "molecule": _molecule,
+    "realworld_turn": _realworld_turn,
+    "realworld_graph": _classification,
+}
 
 
 def _pattern_label(item: Item, pattern: str | None) -> str | None:
@@ -254,34 +315,60 @@ def _pattern_label(item: Item, pattern: str | None) -> str | None:
     return item["truth"].get("pattern") if task in ("translation", "frequent") else None
 
 
-def score_parsed(item: Item, parsed: Parsed, *, description: str | None = None, pattern: str | None = None,
-                 gold_set: str | None = None, max_edits: int | None = None,
-                 labels: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def score_parsed(
+    item: Item,
+    parsed: Parsed,
+    *,
+    description: str | None = None,
+    pattern: str | None = None,
+    gold_set: str | None = None,
+    max_edits: int | None = None,
+    labels: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """One item's score record in the parse's mode. ``labels`` (fmt, style, responder, ...) are copied in for
     :func:`aggregate`; they may not overwrite the score's own keys."""
     if parsed.task != item["task"]:
         raise ValueError(f"a {parsed.task} answer cannot score {item['item_id']}")
     if item["task"] == "detection" and pattern is None:
         raise ValueError(f"scoring a detection answer for {item['item_id']} needs pattern=")
-    scores = _ITEM_SCORERS[item["task"]](item, parsed, parsed.mode == "clean", pattern=pattern, gold_set=gold_set,
-                                         max_edits=max_edits)
-    record = {"item_id": item["item_id"], "task": task_code(item, description), "stage": _STAGES.get(item["task"]),
-              "variant": item["variant"], "pattern": _pattern_label(item, pattern), "scale": item["scale"],
-              "description": effective_description(item, description), "mode": parsed.mode,
-              "unparsed": parsed.unparsed, **scores}
+    scores = _ITEM_SCORERS[item["task"]](
+        item, parsed, parsed.mode == "clean", pattern=pattern, gold_set=gold_set, max_edits=max_edits
+    )
+    record = {
+        "item_id": item["item_id"],
+        "task": task_code(item, description),
+        "stage": _STAGES.get(item["task"]),
+        "variant": item["variant"],
+        "pattern": _pattern_label(item, pattern),
+        "scale": item["scale"],
+        "description": effective_description(item, description),
+        "mode": parsed.mode,
+        "unparsed": parsed.unparsed,
+        **scores,
+    }
     clash = set(labels or {}) & set(record)
     if clash:
         raise ValueError(f"labels may not overwrite score fields: {sorted(clash)}")
     return {**record, **(labels or {})}
 
 
-def score_answer(item: Item, text: str, mode: str = "repo", *, description: str | None = None,
-                 pattern: str | None = None, gold_set: str | None = None, emulate_house_bug: bool = True,
-                 max_edits: int | None = None, labels: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def score_answer(
+    item: Item,
+    text: str,
+    mode: str = "repo",
+    *,
+    description: str | None = None,
+    pattern: str | None = None,
+    gold_set: str | None = None,
+    emulate_house_bug: bool = True,
+    max_edits: int | None = None,
+    labels: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Parse ``text`` in ``mode`` and score it (:func:`parse_answer` then :func:`score_parsed`)."""
     parsed = parse_answer(item, text, mode, pattern=pattern, emulate_house_bug=emulate_house_bug)
-    return score_parsed(item, parsed, description=description, pattern=pattern, gold_set=gold_set,
-                        max_edits=max_edits, labels=labels)
+    return score_parsed(
+        item, parsed, description=description, pattern=pattern, gold_set=gold_set, max_edits=max_edits, labels=labels
+    )
 
 
 # ---- aggregation -------------------------------------------------------------------------------------
@@ -302,16 +389,19 @@ def diversity(graphs: Sequence[nx.Graph], mode: str) -> float:
     same = repo_isomorphic if mode == "repo" else nx.is_isomorphic
     shadows = [g.to_undirected(as_view=True) if mode == "repo" else g for g in graphs]
     keys = [(g.number_of_edges(), _degrees(s)) for g, s in zip(graphs, shadows)]  # quick necessary conditions
-    different = sum(keys[i] != keys[j] or not same(graphs[i], graphs[j])
-                    for i, j in itertools.combinations(range(len(graphs)), 2))
+    different = sum(
+        keys[i] != keys[j] or not same(graphs[i], graphs[j]) for i, j in itertools.combinations(range(len(graphs)), 2)
+    )
     return different / (len(graphs) * (len(graphs) - 1) / 2)
 
 
 def _translation_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
     counted = [r for r in rows if r["counted"]]
     pool = counted if mode == "repo" else [r for r in counted if r["correct"]]
-    metrics = {"acc": _mean([r["correct"] for r in counted]),
-               "div": diversity([_nx_graph(r["edges"], r["directed"]) for r in pool], mode)}
+    metrics = {
+        "acc": _mean([r["correct"] for r in counted]),
+        "div": diversity([_nx_graph(r["edges"], r["directed"]) for r in pool], mode),
+    }
     if mode == "clean":
         metrics["strict_acc"] = _mean([r["strict"] for r in counted])
     return metrics
@@ -320,8 +410,13 @@ def _translation_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str,
 def _detection_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
     precision, recall = _mean([r["precision"] for r in rows]), _mean([r["recall"] for r in rows])
     f1 = 2 * precision * recall / (precision + recall) if precision and recall else 0.0
-    return {"f1": f1, "precision": precision, "recall": recall, "jaccard": _mean([r["jaccard"] for r in rows]),
-            "f1_mean": _mean([r["f1"] for r in rows])}
+    return {
+        "f1": f1,
+        "precision": precision,
+        "recall": recall,
+        "jaccard": _mean([r["jaccard"] for r in rows]),
+        "f1_mean": _mean([r["f1"] for r in rows]),
+    }
 
 
 def _kcore_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
@@ -346,18 +441,25 @@ def _molecule_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, An
 def _counted_mean(name: str, metric: str) -> Callable[[Sequence[dict[str, Any]], str], dict[str, Any]]:
     def metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str, Any]:
         return {metric: _mean([r[name] for r in rows if r["counted"]])}
+
     return metrics
 
 
 _METRICS: dict[tuple[str, str | None], Callable[[Sequence[dict[str, Any]], str], dict[str, Any]]] = {
-    ("T1", None): _translation_metrics, ("T2", None): _counted_mean("success", "success"),
-    ("T3", None): _detection_metrics, ("T4", None): _counted_mean("correct", "accuracy"),
-    ("T5", None): _counted_mean("success", "success"), ("T6", None): _detection_metrics,
-    ("T7", None): _kcore_metrics, ("T8", None): _frequent_metrics,
+    ("T1", None): _translation_metrics,
+    ("T2", None): _counted_mean("success", "success"),
+    ("T3", None): _detection_metrics,
+    ("T4", None): _counted_mean("correct", "accuracy"),
+    ("T5", None): _counted_mean("success", "success"),
+    ("T6", None): _detection_metrics,
+    ("T7", None): _kcore_metrics,
+    ("T8", None): _frequent_metrics,
     ("T9", "extraction"): _counted_mean("discriminative", "dp"),
-    ("T9", "classification"): _counted_mean("correct", "accuracy"), ("T10", None): _molecule_metrics,
+    ("T9", "classification"): _counted_mean("correct", "accuracy"),
+    ("T10", None): _molecule_metrics,
     ("T11", "extraction"): _counted_mean("extracted", "extracted"),
-    ("T11", "classification"): _counted_mean("correct", "accuracy")}
+    ("T11", "classification"): _counted_mean("correct", "accuracy"),
+}
 
 
 def aggregate(scores: Iterable[Mapping[str, Any]], keys: Sequence[str] = GROUP_KEYS) -> list[dict[str, Any]]:
@@ -377,7 +479,15 @@ def aggregate(scores: Iterable[Mapping[str, Any]], keys: Sequence[str] = GROUP_K
             raise ValueError(f"unknown scoring mode {mode!r}")
         metrics = _METRICS[(task, stage)](group, mode)
         headline = HEADLINE[(task, stage)]
-        rows.append({**dict(zip(keys, key)), "metric": headline, "value": metrics[headline], **metrics,
-                     "n": len(group), "n_counted": sum(bool(s["counted"]) for s in group),
-                     "n_unparsed": sum(bool(s["unparsed"]) for s in group)})
+        rows.append(
+            {
+                **dict(zip(keys, key)),
+                "metric": headline,
+                "value": metrics[headline],
+                **metrics,
+                "n": len(group),
+                "n_counted": sum(bool(s["counted"]) for s in group),
+                "n_unparsed": sum(bool(s["unparsed"]) for s in group),
+            }
+        )
     return rows

@@ -32,15 +32,28 @@ from networkx.algorithms import isomorphism
 from graphaudit.llmpattern.datasets import Graph, graph_edges, graph_nodes, to_networkx
 from graphaudit.llmpattern.patterns import Pattern, get_pattern
 
-__all__ = ["MAX_TABLE_BITS", "Rule", "all_occurrences", "copy_masks", "copy_table", "count_occurrences",
-           "has_occurrence", "is_discriminative", "is_frequent", "k_core", "networkx_occurrences", "occurrences",
-           "occurrence_share", "verify_mapping"]
+__all__ = [
+    "MAX_TABLE_BITS",
+    "Rule",
+    "all_occurrences",
+    "copy_masks",
+    "copy_table",
+    "count_occurrences",
+    "has_occurrence",
+    "is_discriminative",
+    "is_frequent",
+    "k_core",
+    "networkx_occurrences",
+    "occurrence_share",
+    "occurrences",
+    "verify_mapping",
+]
 
 MAX_TABLE_BITS = 20
 Rule = Literal["paper", "repo"]
-FREQUENT_THRESHOLD = 0.6           # Algorithm 2: in more than 60% of the graphs of a turn
+FREQUENT_THRESHOLD = 0.6  # Algorithm 2: in more than 60% of the graphs of a turn
 DISCRIMINATIVE_THRESHOLDS = (0.9, 0.1)
-REPO_FREQUENT_MAX_NODES = 7        # the repository scores patterns with 8 or more nodes as not frequent
+REPO_FREQUENT_MAX_NODES = 7  # the repository scores patterns with 8 or more nodes as not frequent
 REPO_DISCRIMINATIVE_MAX_EDGES = 10  # and rejects discriminative patterns with more than 10 edges
 
 
@@ -69,8 +82,10 @@ def _table_fits(pattern: Pattern) -> bool:
 @functools.lru_cache(maxsize=256)
 def copy_masks(pattern: Pattern) -> np.ndarray:
     """Sorted bitmasks of all labelled copies of ``pattern`` on positions 0..k-1 (k!/|Aut| of them)."""
-    masks = {sum(1 << _edge_bit(perm[u], perm[v], pattern.directed) for u, v in pattern.edges)
-             for perm in itertools.permutations(range(pattern.num_nodes))}
+    masks = {
+        sum(1 << _edge_bit(perm[u], perm[v], pattern.directed) for u, v in pattern.edges)
+        for perm in itertools.permutations(range(pattern.num_nodes))
+    }
     return np.array(sorted(masks), dtype=np.int64)
 
 
@@ -84,8 +99,10 @@ def copy_table(pattern: Pattern, induced: bool = True) -> np.ndarray:
     k, directed = pattern.num_nodes, pattern.directed
     bits = _pair_bits(k, directed)
     if bits > MAX_TABLE_BITS:
-        raise ValueError(f"pattern {pattern.name!r} ({k} nodes) needs a {bits}-bit table; at most "
-                         f"{MAX_TABLE_BITS} bits are tabulated")
+        raise ValueError(
+            f"pattern {pattern.name!r} ({k} nodes) needs a {bits}-bit table; at most "
+            f"{MAX_TABLE_BITS} bits are tabulated"
+        )
     table = np.zeros(1 << bits, dtype=np.uint8)
     masks = copy_masks(pattern)
     for level in range(k):
@@ -196,8 +213,7 @@ def _occurrence_rows(graph: Graph, pattern: Pattern, induced: bool, limit: int) 
     return ids[_scan(adj, pattern.num_nodes, pattern.directed, copy_table(pattern, induced), limit)]
 
 
-def occurrences(graph: Graph, pattern: Pattern | str, induced: bool = True, limit: int = 0
-                ) -> list[tuple[int, ...]]:
+def occurrences(graph: Graph, pattern: Pattern | str, induced: bool = True, limit: int = 0) -> list[tuple[int, ...]]:
     """Occurrences of ``pattern`` in ``graph`` (read as directed iff the pattern is), as sorted node-id
     tuples in lexicographic order; ``limit`` > 0 stops after that many (the first in that order)."""
     return [tuple(row) for row in _occurrence_rows(graph, _as_pattern(pattern), induced, limit).tolist()]
@@ -245,14 +261,16 @@ def k_core(graph: Graph, k: int = 3) -> list[int]:
 
 
 # ---- isomorphic mapping (T4) -----------------------------------------------------------------------
-def verify_mapping(g1: Graph, g2: Graph, mapping: Mapping[int, int], strict: bool = False,
-                   directed: bool = False) -> bool:
+def verify_mapping(
+    g1: Graph, g2: Graph, mapping: Mapping[int, int], strict: bool = False, directed: bool = False
+) -> bool:
     """Whether ``mapping`` (G1 node -> G2 node) carries G1 onto G2.
 
     Repository rule (default): relabel G1 by the mapping (unmapped nodes keep their ids, merged edges
     merge), then every relabelled edge must be an edge of G2 (either orientation, undirected) and there
     must be as many as G2 has. ``strict`` also requires a bijection from G1's nodes onto G2's.
     """
+
     def key(u: int, v: int) -> tuple[int, int]:
         return (u, v) if directed else (min(u, v), max(u, v))
 
@@ -275,8 +293,13 @@ def occurrence_share(pattern: Pattern | str, graphs: Sequence[Graph], induced: b
     return sum(has_occurrence(graph, pattern, induced) for graph in graphs) / len(graphs)
 
 
-def is_frequent(pattern: Pattern | str, graphs: Sequence[Graph], rule: Rule = "paper",
-                threshold: float = FREQUENT_THRESHOLD, induced: bool = True) -> bool:
+def is_frequent(
+    pattern: Pattern | str,
+    graphs: Sequence[Graph],
+    rule: Rule = "paper",
+    threshold: float = FREQUENT_THRESHOLD,
+    induced: bool = True,
+) -> bool:
     """Whether ``pattern`` occurs in more than ``threshold`` of ``graphs`` (Algorithm 2: > 60%, i.e. 7 of 10).
 
     ``rule="repo"`` adds the repository's cut: patterns with 8 or more nodes are never frequent.
@@ -289,8 +312,9 @@ def is_frequent(pattern: Pattern | str, graphs: Sequence[Graph], rule: Rule = "p
     return occurrence_share(pattern, graphs, induced) > threshold
 
 
-def is_discriminative(pattern: Pattern | str, gold: Sequence[Graph], other: Sequence[Graph],
-                      rule: Rule = "paper", induced: bool = True) -> bool:
+def is_discriminative(
+    pattern: Pattern | str, gold: Sequence[Graph], other: Sequence[Graph], rule: Rule = "paper", induced: bool = True
+) -> bool:
     """Whether ``pattern`` separates the ``gold`` graphs from the ``other`` graphs.
 
     ``paper`` (Algorithm 3): in >= 90% of one set and < 10% of the other, either way round.
@@ -299,9 +323,11 @@ def is_discriminative(pattern: Pattern | str, gold: Sequence[Graph], other: Sequ
     pattern = _as_pattern(pattern)
     high, low = DISCRIMINATIVE_THRESHOLDS
     if rule == "repo":
-        return (len(pattern.edges) <= REPO_DISCRIMINATIVE_MAX_EDGES
-                and occurrence_share(pattern, gold, induced) > high
-                and not occurrence_share(pattern, other, induced) > high)
+        return (
+            len(pattern.edges) <= REPO_DISCRIMINATIVE_MAX_EDGES
+            and occurrence_share(pattern, gold, induced) > high
+            and not occurrence_share(pattern, other, induced) > high
+        )
     if rule != "paper":
         raise ValueError(f"discriminative rule must be 'paper' or 'repo', got {rule!r}")
     in_gold, in_other = occurrence_share(pattern, gold, induced), occurrence_share(pattern, other, induced)

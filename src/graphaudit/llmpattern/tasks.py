@@ -23,9 +23,18 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.answers import BASELINE_TASKS
 from graphaudit.llmpattern.cache import ResponseCache
 from graphaudit.llmpattern.datasets import Item, dataset_statistics, occurrence_statistics, read_items, write_items
-from graphaudit.llmpattern.generators import (ba2motif_items, detection_items, discriminative_turns, eval_subset,
-                                              frequent_graph_items, frequent_turns, isomorphism_items, kcore_items,
-                                              modification_items, translation_items)
+from graphaudit.llmpattern.generators import (
+    ba2motif_items,
+    detection_items,
+    discriminative_turns,
+    eval_subset,
+    frequent_graph_items,
+    frequent_turns,
+    isomorphism_items,
+    kcore_items,
+    modification_items,
+    translation_items,
+)
 from graphaudit.llmpattern.parsers import parse_answer
 from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, FREQUENT_PATTERNS, MODIFICATIONS, UNDIRECTED_PATTERNS
 from graphaudit.llmpattern.prompts import build_prompt
@@ -33,31 +42,74 @@ from graphaudit.llmpattern.responders import PROMPT_OPTIONS, Responder, make_res
 from graphaudit.llmpattern.scorers import aggregate, score_answer
 from graphaudit.report.tables import write_table
 
-__all__ = ["REPO_CAPS", "SETS", "TABLES", "covers", "evaluated_items", "llmpattern_items", "llmpattern_respond",
-           "llmpattern_statistics", "llmpattern_tables", "prompt_jobs", "responder_slug", "set_items", "summary"]
+__all__ = [
+    "REPO_CAPS",
+    "SETS",
+    "TABLES",
+    "covers",
+    "evaluated_items",
+    "llmpattern_items",
+    "llmpattern_respond",
+    "llmpattern_statistics",
+    "llmpattern_tables",
+    "prompt_jobs",
+    "responder_slug",
+    "set_items",
+    "summary",
+]
 
 log = logging.getLogger(__name__)
 
 SETS = ("translation", "detection", "isomorphism", "kcore", "modification", "frequent", "discriminative")
-SET_TASKS = {"translation": {"translation"}, "detection": {"detection"}, "isomorphism": {"isomorphism"},
-             "kcore": {"kcore"}, "modification": {"modification"}, "frequent": {"frequent"},
-             "discriminative": {"discriminative", "ba2motif"}}
+SET_TASKS = {
+    "translation": {"translation"},
+    "detection": {"detection"},
+    "isomorphism": {"isomorphism"},
+    "kcore": {"kcore"},
+    "modification": {"modification"},
+    "frequent": {"frequent"},
+    "discriminative": {"discriminative", "ba2motif"},
+}
 DERIVED = {"isomorphism", "kcore"}  # sets built from the undirected detection graphs
 # paper table -> task code (and stage); T3/T6 are Tables 18/19
-TABLES = {"table2": ("T1", None), "table3": ("T2", None), "table4": ("T4", None), "table5": ("T5", None),
-          "table6": ("T7", None), "table7": ("T8", None), "table8": ("T9", None), "table18": ("T3", None),
-          "table19": ("T6", None)}
-TABLE_COLUMNS = ["task", "stage", "variant", "pattern", "scale", "fmt", "description", "style", "responder", "mode",
-                 "metric", "value", "n", "n_unparsed", "note"]
+TABLES = {
+    "table2": ("T1", None),
+    "table3": ("T2", None),
+    "table4": ("T4", None),
+    "table5": ("T5", None),
+    "table6": ("T7", None),
+    "table7": ("T8", None),
+    "table8": ("T9", None),
+    "table18": ("T3", None),
+    "table19": ("T6", None),
+}
+TABLE_COLUMNS = [
+    "task",
+    "stage",
+    "variant",
+    "pattern",
+    "scale",
+    "fmt",
+    "description",
+    "style",
+    "responder",
+    "mode",
+    "metric",
+    "value",
+    "n",
+    "n_unparsed",
+    "note",
+]
 # Why the exact answer scores below 1 under the authors' scoring (spec 4.9, pitfalls 4 and 6).
 REPO_CAPS = {
     "T1": "the repository's translation parser reads edge tuples only, so an adjacency-list answer is unparsed",
     "T3": "the repository's 5-tuple regex needs ',,' before the fifth number, so house answers are unreadable "
-          "and only graphs without a house score",
+    "and only graphs without a house score",
     "T6": "the repository's 5-tuple regex needs ',,' before the fifth number, so house answers are unreadable "
-          "and only graphs without a house score",
+    "and only graphs without a house score",
     "T7": "an empty answer scores 0 even when the 3-core is empty, so the ceiling is the share of graphs with a "
-          "non-empty 3-core"}
+    "non-empty 3-core",
+}
 SCORE_MODES = ("repo", "clean")
 
 
@@ -85,19 +137,31 @@ def set_items(set_name: str, cfg: dict, detection: Sequence[Item] = ()) -> list[
     if set_name == "translation":
         return translation_items(int(cfg["translation"]["per_pattern"]))
     if set_name == "detection":
-        return [item for directed in (False, True) for scale in scales
-                for item in detection_items(directed, scale, int(cfg["detection"]["per_n"]), seed)]
+        return [
+            item
+            for directed in (False, True)
+            for scale in scales
+            for item in detection_items(directed, scale, int(cfg["detection"]["per_n"]), seed)
+        ]
     undirected = [item for item in detection if not item["directed"]]
     if set_name == "isomorphism":
         return [item for mode in cfg["isomorphism"]["modes"] for item in isomorphism_items(undirected, mode, seed)]
     if set_name == "kcore":
         return kcore_items(undirected)
     if set_name == "modification":
-        return [item for variant in MODIFICATIONS for scale in scales
-                for item in modification_items(variant, scale, int(cfg["modification"]["per_n"]), seed)]
+        return [
+            item
+            for variant in MODIFICATIONS
+            for scale in scales
+            for item in modification_items(variant, scale, int(cfg["modification"]["per_n"]), seed)
+        ]
     if set_name == "frequent":
-        return [item for pattern in FREQUENT_PATTERNS for scale in scales
-                for item in _frequent(pattern, scale, cfg["frequent"], seed)]
+        return [
+            item
+            for pattern in FREQUENT_PATTERNS
+            for scale in scales
+            for item in _frequent(pattern, scale, cfg["frequent"], seed)
+        ]
     if set_name == "discriminative":
         ba = ba2motif_items(int(cfg["ba2motif"]["per_class"]), int(cfg["ba2motif"]["test_per_class"]), seed=seed)
         return ba + discriminative_turns(ba, int(cfg["ba2motif"]["turns"]), int(cfg["ba2motif"]["per_label"]), seed)
@@ -121,10 +185,16 @@ def llmpattern_items(ctx: RuleContext) -> None:
 def llmpattern_statistics(ctx: RuleContext) -> None:
     """Rule entry: Table 12 statistics of every generated set and the detection occurrence statistics."""
     items = [item for path in ctx.input_list("itemsets") for item in read_items(path)]
-    write_table(pd.DataFrame(dataset_statistics(items)), ctx.output["table12"],
-                title="Table 12: statistics of the generated data sets")
-    write_table(pd.DataFrame(occurrence_statistics(items)), ctx.output["occurrences"],
-                title="Induced occurrences per detection graph (spec 7.2)")
+    write_table(
+        pd.DataFrame(dataset_statistics(items)),
+        ctx.output["table12"],
+        title="Table 12: statistics of the generated data sets",
+    )
+    write_table(
+        pd.DataFrame(occurrence_statistics(items)),
+        ctx.output["occurrences"],
+        title="Induced occurrences per detection graph (spec 7.2)",
+    )
 
 
 # ---- prompts ---------------------------------------------------------------------------------------------
@@ -172,12 +242,14 @@ def prompt_jobs(item: Item, cfg: dict) -> Iterator[dict[str, Any]]:
 
 def _prompt(item: Item, options: dict[str, Any]) -> str:
     options = dict(options)
-    return build_prompt(item, options.pop("fmt"), options.pop("style", "zero_shot"), options.pop("description", None),
-                        **options)
+    return build_prompt(
+        item, options.pop("fmt"), options.pop("style", "zero_shot"), options.pop("description", None), **options
+    )
 
 
-def _answer_and_score(responder: Responder, responder_name: str, jobs: list[tuple[Item, dict]],
-                      cache: ResponseCache) -> list[dict[str, Any]]:
+def _answer_and_score(
+    responder: Responder, responder_name: str, jobs: list[tuple[Item, dict]], cache: ResponseCache
+) -> list[dict[str, Any]]:
     """Answer every (item, prompt options) through the cache and score each answer in both modes."""
     batch = [({**item, PROMPT_OPTIONS: options}, _prompt(item, options)) for item, options in jobs]
     responses = responder.respond_all(batch, cache)
@@ -185,8 +257,15 @@ def _answer_and_score(responder: Responder, responder_name: str, jobs: list[tupl
     for (item, options), response in zip(jobs, responses):
         labels = {"fmt": options["fmt"], "style": options.get("style", "zero_shot"), "responder": responder_name}
         for mode in SCORE_MODES:
-            score = score_answer(item, response.text, mode, description=options.get("description"),
-                                 pattern=options.get("pattern"), gold_set=options.get("gold_set"), labels=labels)
+            score = score_answer(
+                item,
+                response.text,
+                mode,
+                description=options.get("description"),
+                pattern=options.get("pattern"),
+                gold_set=options.get("gold_set"),
+                labels=labels,
+            )
             scores.append({**score, "response_text": response.text if mode == "repo" else None})
     return scores
 
@@ -205,11 +284,15 @@ def _type_patterns(turns: list[tuple[Item, dict]], scores: list[dict], fmt: str)
     return [found["Set1"], found["Set2"]]
 
 
-def _classification_jobs(items: Sequence[Item], turns: list[tuple[Item, dict]], scores: list[dict],
-                         cfg: dict) -> list[tuple[Item, dict]]:
+def _classification_jobs(
+    items: Sequence[Item], turns: list[tuple[Item, dict]], scores: list[dict], cfg: dict
+) -> list[tuple[Item, dict]]:
     tests = [item for item in items if item["task"] == "ba2motif" and item["variant"] == "classification"]
-    return [(item, {"fmt": fmt, "type_patterns": _type_patterns(turns, scores, fmt)})
-            for fmt in cfg["formats"] for item in tests]
+    return [
+        (item, {"fmt": fmt, "type_patterns": _type_patterns(turns, scores, fmt)})
+        for fmt in cfg["formats"]
+        for item in tests
+    ]
 
 
 def llmpattern_respond(ctx: RuleContext) -> None:

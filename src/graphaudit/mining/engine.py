@@ -28,17 +28,24 @@ def resolve_backend(backend: str, max_projection: int | None) -> str:
     gbolt_cap = max_projection == GBOLT_MAX_PROJECTION
     if backend == "gbolt":
         if not gbolt_cap:
-            raise GBoltError(f"gBolt's projection cap is compiled in at {GBOLT_MAX_PROJECTION}; "
-                             f"max_projection={max_projection} needs the backend 'own'")
+            raise GBoltError(
+                f"gBolt's projection cap is compiled in at {GBOLT_MAX_PROJECTION}; "
+                f"max_projection={max_projection} needs the backend 'own'"
+            )
         return "gbolt"
     if backend == "auto" and gbolt_cap and find_gbolt() is not None:
         return "gbolt"
     return "own"
 
 
-def mine_patterns(graphs: Sequence[LabeledGraph], sigma: float, upper: int,
-                  max_projection: int | None = GBOLT_MAX_PROJECTION, backend: str = "auto",
-                  threads: int = 1) -> dict[str, int]:
+def mine_patterns(
+    graphs: Sequence[LabeledGraph],
+    sigma: float,
+    upper: int,
+    max_projection: int | None = GBOLT_MAX_PROJECTION,
+    backend: str = "auto",
+    threads: int = 1,
+) -> dict[str, int]:
     """Frequent connected patterns (canonical key -> support count) with the chosen engine."""
     engine = resolve_backend(backend, max_projection)
     log.debug("mining %d graphs with %s (sigma=%s, upper=%d)", len(graphs), engine, sigma, upper)

@@ -20,8 +20,15 @@ from pathlib import Path
 
 from graphaudit.graphs.dfscode import LabeledGraph, code_text, graph_from_code, min_dfs_code
 
-__all__ = ["GBOLT_MAX_PROJECTION", "GBoltError", "find_gbolt", "gbolt_command", "mine_gbolt", "read_gbolt_output",
-           "write_gbolt_input"]
+__all__ = [
+    "GBOLT_MAX_PROJECTION",
+    "GBoltError",
+    "find_gbolt",
+    "gbolt_command",
+    "mine_gbolt",
+    "read_gbolt_output",
+    "write_gbolt_input",
+]
 
 GBOLT_MAX_PROJECTION = 500_000
 ENV_VAR = "GRAPHAUDIT_GBOLT"
@@ -109,22 +116,36 @@ def gbolt_command(executable: str | os.PathLike, source: Path, target: Path, sig
     return cmd + ["-x", str(int(upper))] if upper > 0 else cmd
 
 
-def mine_gbolt(graphs: Sequence[LabeledGraph], sigma: float = 0.1, upper: int = 8, threads: int = 1,
-               executable: str | os.PathLike | None = None, timeout: float | None = None,
-               verify: bool = False) -> dict[str, int]:
+def mine_gbolt(
+    graphs: Sequence[LabeledGraph],
+    sigma: float = 0.1,
+    upper: int = 8,
+    threads: int = 1,
+    executable: str | os.PathLike | None = None,
+    timeout: float | None = None,
+    verify: bool = False,
+) -> dict[str, int]:
     """Run gBolt on ``graphs``: frequent connected patterns (1+ edges, <= ``upper`` vertices) -> support."""
     exe = find_gbolt(executable)
     if exe is None:
-        raise GBoltError("gBolt was not found: install the extra with `pip install fast-gspan==0.1.3`, set "
-                         f"${ENV_VAR} to a gbolt executable, or use the backend 'own'")
+        raise GBoltError(
+            "gBolt was not found: install the extra with `pip install fast-gspan==0.1.3`, set "
+            f"${ENV_VAR} to a gbolt executable, or use the backend 'own'"
+        )
     if not 0.0 < sigma <= 1.0:
         raise GBoltError(f"gBolt needs 0 < sigma <= 1, got {sigma}")
     with tempfile.TemporaryDirectory(prefix="gbolt-") as tmp:
         source, target = Path(tmp) / "input.txt", Path(tmp) / "output"
         write_gbolt_input(graphs, source)
         env = {**os.environ, "OMP_NUM_THREADS": str(max(1, int(threads)))}
-        done = subprocess.run(gbolt_command(exe, source, target, sigma, upper), capture_output=True, text=True,
-                              env=env, timeout=timeout, check=False)
+        done = subprocess.run(
+            gbolt_command(exe, source, target, sigma, upper),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            check=False,
+        )
         if done.returncode != 0:
             raise GBoltError(f"gBolt exited with {done.returncode}: {done.stderr.strip()[-500:]}")
         outputs = sorted(Path(tmp).glob("output.t*"), key=lambda p: int(p.suffix[2:]))

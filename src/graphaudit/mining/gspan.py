@@ -41,7 +41,7 @@ import numpy as np
 
 from graphaudit.graphs.dfscode import LabeledGraph, code_text, graphs_from_graphset, is_min_code
 
-__all__ = ["graphs_from_graphset", "mine", "min_support_count"]
+__all__ = ["graphs_from_graphset", "min_support_count", "mine"]
 
 # Partial embeddings one minimality check may hold before it hands the code to the twin-merging check of
 # graphaudit.graphs.dfscode (a star with k equal leaves has k! embeddings of its minimum code).
@@ -81,14 +81,16 @@ def _flatten(distinct: Sequence[LabeledGraph]) -> tuple[np.ndarray, np.ndarray, 
     sizes = np.array([g.num_nodes for g in distinct], dtype=np.int64)
     n_edges = np.array([g.num_edges for g in distinct], dtype=np.int64)
     labels = np.fromiter(chain.from_iterable(g.node_labels for g in distinct), np.int64, int(sizes.sum()))
-    edges = np.fromiter(chain.from_iterable(chain.from_iterable(g.edges for g in distinct)), np.int64,
-                        3 * int(n_edges.sum())).reshape(-1, 3)
+    edges = np.fromiter(
+        chain.from_iterable(chain.from_iterable(g.edges for g in distinct)), np.int64, 3 * int(n_edges.sum())
+    ).reshape(-1, 3)
     edges[:, :2] += np.repeat(np.cumsum(sizes) - sizes, n_edges)[:, None]
     return labels, np.repeat(np.arange(len(distinct)), sizes), edges
 
 
-def _frequent_edges(labels: np.ndarray, vertex_graph: np.ndarray, edges: np.ndarray, weight: np.ndarray,
-                    min_support: int) -> np.ndarray:
+def _frequent_edges(
+    labels: np.ndarray, vertex_graph: np.ndarray, edges: np.ndarray, weight: np.ndarray, min_support: int
+) -> np.ndarray:
     """Mask of the edges whose label triple ``(min l_v, l_e, max l_v)`` occurs in enough graphs."""
     _, node = np.unique(labels, return_inverse=True)
     _, edge = np.unique(edges[:, 2], return_inverse=True)
@@ -115,9 +117,16 @@ def _build_database(graphs: Sequence[LabeledGraph], min_support: int) -> _Databa
     order = np.argsort(src, kind="stable")
     indptr = np.concatenate(([0], np.cumsum(np.bincount(src, minlength=len(labels)))))
     # vertices without kept edges get an arbitrary rank: the search never reaches them
-    return _Database(np.searchsorted(node_labels, labels).astype(np.int64), vertex_graph, indptr,
-                     dst[order].astype(np.int32), np.tile(edge_label, 2)[order].astype(np.int64), weight,
-                     node_labels.tolist(), edge_labels.tolist())
+    return _Database(
+        np.searchsorted(node_labels, labels).astype(np.int64),
+        vertex_graph,
+        indptr,
+        dst[order].astype(np.int32),
+        np.tile(edge_label, 2)[order].astype(np.int64),
+        weight,
+        node_labels.tolist(),
+        edge_labels.tolist(),
+    )
 
 
 # ---- minimality (gSpan's is_min) ----------------------------------------------------------------------
@@ -138,8 +147,19 @@ def _code_graph(code: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True)
-def _state_hits(code: np.ndarray, t: int, rmpath: np.ndarray, depth: int, vmap: np.ndarray, inv: np.ndarray,
-                used: np.ndarray, vlab: np.ndarray, elab: np.ndarray, eid: np.ndarray, out: np.ndarray) -> int:
+def _state_hits(
+    code: np.ndarray,
+    t: int,
+    rmpath: np.ndarray,
+    depth: int,
+    vmap: np.ndarray,
+    inv: np.ndarray,
+    used: np.ndarray,
+    vlab: np.ndarray,
+    elab: np.ndarray,
+    eid: np.ndarray,
+    out: np.ndarray,
+) -> int:
     """Vertices ``w`` through which one partial embedding realizes tuple ``t``; -1 if it has a smaller one.
 
     Among extensions of one prefix, backward tuples come first (by target, then edge label), then forward
@@ -204,11 +224,10 @@ def _min_code_status(code: np.ndarray, budget: int) -> int:
         hit_state, hit_vertex = np.empty(len(vmap) * n, np.int64), np.empty(len(vmap) * n, np.int64)
         hits = 0
         for s in range(len(vmap)):
-            found = _state_hits(code, t, rmpath, depth, vmap[s], inv[s], used[s], vlab, elab, eid,
-                                hit_vertex[hits:])
+            found = _state_hits(code, t, rmpath, depth, vmap[s], inv[s], used[s], vlab, elab, eid, hit_vertex[hits:])
             if found < 0:
                 return 0
-            hit_state[hits:hits + found] = s
+            hit_state[hits : hits + found] = s
             hits += found
         if hits > budget:
             return -1
@@ -235,8 +254,7 @@ def _min_code_status(code: np.ndarray, budget: int) -> int:
 # sources first). Projections stay sorted by graph (candidates are emitted and gathered in row order), so a
 # key's support counts a graph when it differs from the key's previous one.
 @numba.njit(cache=True)
-def _tally(keys: np.ndarray, graph: np.ndarray, weight: np.ndarray, n_keys: int
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _tally(keys: np.ndarray, graph: np.ndarray, weight: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
     """Per key: projection size (every embedding, with its graph's copies) and support (each graph once)."""
     size, support = np.zeros(n_keys, np.int64), np.zeros(n_keys, np.int64)
     last = np.full(n_keys, -1, np.int64)
@@ -250,8 +268,9 @@ def _tally(keys: np.ndarray, graph: np.ndarray, weight: np.ndarray, n_keys: int
 
 
 @numba.njit(cache=True)
-def _gather(keys: np.ndarray, rows: np.ndarray, new: np.ndarray, chosen: np.ndarray, n_keys: int
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _gather(
+    keys: np.ndarray, rows: np.ndarray, new: np.ndarray, chosen: np.ndarray, n_keys: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The candidates of the ``chosen`` keys, grouped by key in candidate order: spans, rows, new vertices."""
     start = np.full(n_keys, -1, np.int64)
     spans = np.zeros((len(chosen), 2), np.int64)
@@ -274,9 +293,17 @@ def _gather(keys: np.ndarray, rows: np.ndarray, new: np.ndarray, chosen: np.ndar
 
 
 @numba.njit(cache=True)
-def _roots(vertex_label: np.ndarray, vertex_graph: np.ndarray, indptr: np.ndarray, nbr: np.ndarray,
-           edge_label: np.ndarray, weight: np.ndarray, n_edge_labels: int, n_node_labels: int, min_support: int
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _roots(
+    vertex_label: np.ndarray,
+    vertex_graph: np.ndarray,
+    indptr: np.ndarray,
+    nbr: np.ndarray,
+    edge_label: np.ndarray,
+    weight: np.ndarray,
+    n_edge_labels: int,
+    n_node_labels: int,
+    min_support: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Frequent one-edge codes ``(0, 1, l_u, l_e, l_w)``, ``l_u <= l_w``: tuples, spans, supports, embeddings.
 
     Every directed edge ``u -> w`` with ``l_u <= l_w`` is an embedding (both directions when the labels tie).
@@ -316,8 +343,9 @@ def _member(row: np.ndarray, w: int) -> int:
 
 
 @numba.njit(cache=True)
-def _pattern_tables(code: np.ndarray, rmpath: np.ndarray, n: int
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _pattern_tables(
+    code: np.ndarray, rmpath: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per DFS index: label, the (edge label, label) of the tree edge entering it, and backward-target bounds.
 
     Backward targets are the rightmost-path vertices other than the rightmost one and its parent that are not
@@ -342,9 +370,18 @@ def _pattern_tables(code: np.ndarray, rmpath: np.ndarray, n: int
 
 
 @numba.njit(cache=True)
-def _extension_candidates(code: np.ndarray, rmpath: np.ndarray, projection: np.ndarray, can_forward: bool,
-                          vertex_label: np.ndarray, indptr: np.ndarray, nbr: np.ndarray, edge_label: np.ndarray,
-                          n_edge_labels: int, n_node_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _extension_candidates(
+    code: np.ndarray,
+    rmpath: np.ndarray,
+    projection: np.ndarray,
+    can_forward: bool,
+    vertex_label: np.ndarray,
+    indptr: np.ndarray,
+    nbr: np.ndarray,
+    edge_label: np.ndarray,
+    n_edge_labels: int,
+    n_node_labels: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rightmost-path extensions of every embedding (gBolt's get_backward/first/other_forward).
 
     Returns one key (see above), parent row and new vertex (-1 for a backward edge) per candidate. Forward
@@ -391,8 +428,9 @@ def _extension_candidates(code: np.ndarray, rmpath: np.ndarray, projection: np.n
 
 
 @numba.njit(cache=True)
-def _set_key_tuple(child: np.ndarray, code: np.ndarray, rmpath: np.ndarray, n: int, key: int,
-                   n_edge_labels: int, n_node_labels: int) -> None:
+def _set_key_tuple(
+    child: np.ndarray, code: np.ndarray, rmpath: np.ndarray, n: int, key: int, n_edge_labels: int, n_node_labels: int
+) -> None:
     """Write the DFS tuple of extension ``key`` of ``code`` (``n`` vertices) into the last row of ``child``."""
     slot = key // (n_edge_labels * n_node_labels)
     i, j = (rmpath[-1], slot) if slot < n else (2 * n - 1 - slot, n)
@@ -404,11 +442,23 @@ def _set_key_tuple(child: np.ndarray, code: np.ndarray, rmpath: np.ndarray, n: i
 
 
 @numba.njit(cache=True)
-def _children(code: np.ndarray, rmpath: np.ndarray, projection: np.ndarray, upper: int, min_support: int,
-              max_projection: int, budget: int, vertex_label: np.ndarray, vertex_graph: np.ndarray,
-              indptr: np.ndarray, nbr: np.ndarray, edge_label: np.ndarray, weight: np.ndarray,
-              n_edge_labels: int, n_node_labels: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _children(
+    code: np.ndarray,
+    rmpath: np.ndarray,
+    projection: np.ndarray,
+    upper: int,
+    min_support: int,
+    max_projection: int,
+    budget: int,
+    vertex_label: np.ndarray,
+    vertex_graph: np.ndarray,
+    indptr: np.ndarray,
+    nbr: np.ndarray,
+    edge_label: np.ndarray,
+    weight: np.ndarray,
+    n_edge_labels: int,
+    n_node_labels: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The children worth growing: frequent, within the projection cap, and not known to be non-minimal.
 
     Returns their tuples (in gSpan order), minimality status (1, or -1 when :func:`_min_code_status` ran out
@@ -416,8 +466,9 @@ def _children(code: np.ndarray, rmpath: np.ndarray, projection: np.ndarray, uppe
     new vertices.
     """
     n, k = projection.shape[1], code.shape[0]
-    keys, rows, new = _extension_candidates(code, rmpath, projection, n < upper, vertex_label, indptr, nbr,
-                                            edge_label, n_edge_labels, n_node_labels)
+    keys, rows, new = _extension_candidates(
+        code, rmpath, projection, n < upper, vertex_label, indptr, nbr, edge_label, n_edge_labels, n_node_labels
+    )
     n_keys = 2 * n * n_edge_labels * n_node_labels
     size, support = _tally(keys, vertex_graph[projection[rows, 0]], weight, n_keys)
     child = np.empty((k + 1, 5), np.int64)
@@ -433,7 +484,7 @@ def _children(code: np.ndarray, rmpath: np.ndarray, projection: np.ndarray, uppe
             kept.append(key)
     chosen = np.array(kept, np.int64)
     spans, rows, new = _gather(keys, rows, new, chosen, n_keys)
-    return tuples[:len(kept)], status[:len(kept)], support[chosen], spans, rows, new
+    return tuples[: len(kept)], status[: len(kept)], support[chosen], spans, rows, new
 
 
 @numba.njit(cache=True)
@@ -442,7 +493,7 @@ def _child_projection(projection: np.ndarray, rows: np.ndarray, new: np.ndarray)
     width = projection.shape[1] + (new[0] >= 0)
     out = np.empty((len(rows), width), np.int32)
     for e in range(len(rows)):
-        out[e, :projection.shape[1]] = projection[rows[e]]
+        out[e, : projection.shape[1]] = projection[rows[e]]
         if width > projection.shape[1]:
             out[e, -1] = new[e]
     return out
@@ -454,31 +505,38 @@ class _Miner:
     def __init__(self, db: _Database, min_support: int, upper: int, max_projection: int | None) -> None:
         self.db, self.min_support, self.upper = db, min_support, upper
         self.max_projection = _NO_CAP if max_projection is None else min(int(max_projection), _NO_CAP)
-        self.tables = (db.vertex_label, db.vertex_graph, db.indptr, db.nbr, db.edge_label, db.weight,
-                       len(db.edge_labels), len(db.node_labels))
+        self.tables = (
+            db.vertex_label,
+            db.vertex_graph,
+            db.indptr,
+            db.nbr,
+            db.edge_label,
+            db.weight,
+            len(db.edge_labels),
+            len(db.node_labels),
+        )
         self.found: list[tuple[np.ndarray, int]] = []
 
     def run(self) -> dict[str, int]:
         if self.upper >= 2:
             tuples, spans, support, pairs = _roots(*self.tables, self.min_support)
             for g in range(len(tuples)):
-                self.grow(tuples[g:g + 1], pairs[spans[g, 0]:spans[g, 1]], np.arange(2), int(support[g]))
+                self.grow(tuples[g : g + 1], pairs[spans[g, 0] : spans[g, 1]], np.arange(2), int(support[g]))
         return dict(sorted((self.key(code), support) for code, support in self.found))
 
     def grow(self, code: np.ndarray, projection: np.ndarray, rmpath: np.ndarray, support: int) -> None:
         self.found.append((code, support))
         tuples, status, supports, spans, rows, new = _children(
-            code, rmpath, projection, self.upper, self.min_support, self.max_projection, STATE_BUDGET,
-            *self.tables)
+            code, rmpath, projection, self.upper, self.min_support, self.max_projection, STATE_BUDGET, *self.tables
+        )
         for g in range(len(tuples)):
-            child = np.concatenate((code, tuples[g:g + 1]))
+            child = np.concatenate((code, tuples[g : g + 1]))
             if status[g] < 0 and not is_min_code([tuple(t) for t in child.tolist()]):
                 continue
             i, j = int(tuples[g, 0]), int(tuples[g, 1])
-            child_rmpath = np.append(rmpath[:int(np.flatnonzero(rmpath == i)[0]) + 1], j) if i < j else rmpath
+            child_rmpath = np.append(rmpath[: int(np.flatnonzero(rmpath == i)[0]) + 1], j) if i < j else rmpath
             lo, hi = spans[g]
-            self.grow(child, _child_projection(projection, rows[lo:hi], new[lo:hi]), child_rmpath,
-                      int(supports[g]))
+            self.grow(child, _child_projection(projection, rows[lo:hi], new[lo:hi]), child_rmpath, int(supports[g]))
 
     def key(self, code: np.ndarray) -> str:
         """The pattern key: the code as text, with the original labels."""
@@ -486,8 +544,13 @@ class _Miner:
         return code_text([(i, j, nodes[li], edges[le], nodes[lj]) for i, j, li, le, lj in code.tolist()])
 
 
-def mine(graphs: Sequence[LabeledGraph], sigma: float = 0.1, upper: int = 8, max_projection: int | None = None,
-         min_support: int | None = None) -> dict[str, int]:
+def mine(
+    graphs: Sequence[LabeledGraph],
+    sigma: float = 0.1,
+    upper: int = 8,
+    max_projection: int | None = None,
+    min_support: int | None = None,
+) -> dict[str, int]:
     """Frequent connected patterns (1+ edges, at most ``upper`` vertices) -> support count, sorted by key.
 
     ``min_support`` (an absolute count) overrides ``sigma``; by default it is ``int(len(graphs) * sigma)``.

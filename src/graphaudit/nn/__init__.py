@@ -1,23 +1,72 @@
 """Torch / torch-geometric models and the resumable trainer that writes one record per evaluation point."""
 
 from graphaudit.nn.cvtgad import CVTGAD, CVTGADConfig
-from graphaudit.nn.detectors import GINConfig, GINEncoder, OCGIN, OCGINConfig, OCGTL, OCGTLConfig
+from graphaudit.nn.detectors import OCGIN, OCGTL, GINConfig, GINEncoder, OCGINConfig, OCGTLConfig
 from graphaudit.nn.gladc import GLADC, GLADCConfig
 from graphaudit.nn.glocalkd import GLocalKD, GLocalKDConfig
 from graphaudit.nn.good_d import GOODD, GOODDConfig
 from graphaudit.nn.graphde import GraphDE, GraphDEConfig
 from graphaudit.nn.signet import SIGNET, SIGNETConfig
-from graphaudit.nn.trainer import (Detector, RunGraphs, TrainConfig, TrainResult, config_hash, graphs_with_ids,
-                                   load_trajectory, preserved_rng, resolve_device, score_graphs, train)
-from graphaudit.nn.two_stage import (GraphCLIF, GraphCLIFConfig, GraphCLOCSVM, GraphCLOCSVMConfig, InfoGraphIF,
-                                     InfoGraphIFConfig, InfoGraphOCSVM, InfoGraphOCSVMConfig)
+from graphaudit.nn.trainer import (
+    Detector,
+    RunGraphs,
+    TrainConfig,
+    TrainResult,
+    config_hash,
+    graphs_with_ids,
+    load_trajectory,
+    preserved_rng,
+    resolve_device,
+    score_graphs,
+    train,
+)
+from graphaudit.nn.two_stage import (
+    GraphCLIF,
+    GraphCLIFConfig,
+    GraphCLOCSVM,
+    GraphCLOCSVMConfig,
+    InfoGraphIF,
+    InfoGraphIFConfig,
+    InfoGraphOCSVM,
+    InfoGraphOCSVMConfig,
+)
 
-__all__ = ["CVTGAD", "OCGIN", "OCGTL", "SIGNET", "CVTGADConfig", "Detector", "GINConfig", "GINEncoder",
-           "GLADC", "GLADCConfig",
-           "GLocalKD", "GLocalKDConfig",
-           "GOODD", "GOODDConfig",
-           "GraphCLIF", "GraphCLIFConfig", "GraphCLOCSVM", "GraphCLOCSVMConfig", "GraphDE", "GraphDEConfig",
-           "InfoGraphIF", "InfoGraphIFConfig",
-           "InfoGraphOCSVM", "InfoGraphOCSVMConfig", "OCGINConfig", "OCGTLConfig", "RunGraphs", "SIGNETConfig",
-           "TrainConfig", "TrainResult", "config_hash", "graphs_with_ids", "load_trajectory", "preserved_rng",
-           "resolve_device", "score_graphs", "train"]
+__all__ = [
+    "CVTGAD",
+    "GLADC",
+    "GOODD",
+    "OCGIN",
+    "OCGTL",
+    "SIGNET",
+    "CVTGADConfig",
+    "Detector",
+    "GINConfig",
+    "GINEncoder",
+    "GLADCConfig",
+    "GLocalKD",
+    "GLocalKDConfig",
+    "GOODDConfig",
+    "GraphCLIF",
+    "GraphCLIFConfig",
+    "GraphCLOCSVM",
+    "GraphCLOCSVMConfig",
+    "GraphDE",
+    "GraphDEConfig",
+    "InfoGraphIF",
+    "InfoGraphIFConfig",
+    "InfoGraphOCSVM",
+    "InfoGraphOCSVMConfig",
+    "OCGINConfig",
+    "OCGTLConfig",
+    "RunGraphs",
+    "SIGNETConfig",
+    "TrainConfig",
+    "TrainResult",
+    "config_hash",
+    "graphs_with_ids",
+    "load_trajectory",
+    "preserved_rng",
+    "resolve_device",
+    "score_graphs",
+    "train",
+]

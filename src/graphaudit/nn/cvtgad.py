@@ -52,8 +52,7 @@ from torch_geometric.nn import GATConv, GCNConv, GINConv, global_max_pool, globa
 from graphaudit.nn.structural_encoding import with_structural_encodings
 from graphaudit.nn.trainer import Detector, RunGraphs
 
-__all__ = ["CVTGAD", "CVTGADConfig", "CrossAttention", "adaptive_weights", "graph_contrast_loss",
-           "node_contrast_loss"]
+__all__ = ["CVTGAD", "CVTGADConfig", "CrossAttention", "adaptive_weights", "graph_contrast_loss", "node_contrast_loss"]
 
 ENCODERS = ("GIN", "GCN", "GAT")
 POOLS = {"global_mean_pool": global_mean_pool, "global_max_pool": global_max_pool}
@@ -88,8 +87,10 @@ class CVTGADConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.rw_dim != self.dg_dim:
-            raise ValueError(f"rw_dim ({self.rw_dim}) and dg_dim ({self.dg_dim}) must be equal: UB-GOLD's CVTGAD sizes "
-                             "its structural encoder for 2 * rw_dim inputs while x_s has rw_dim + dg_dim columns")
+            raise ValueError(
+                f"rw_dim ({self.rw_dim}) and dg_dim ({self.dg_dim}) must be equal: UB-GOLD's CVTGAD sizes "
+                "its structural encoder for 2 * rw_dim inputs while x_s has rw_dim + dg_dim columns"
+            )
 
     @property
     def embedding_dim(self) -> int:
@@ -98,6 +99,7 @@ class CVTGADConfig:
 
 
 # ---- losses ------------------------------------------------------------------------------------------------
+
 
 def graph_contrast_loss(x: torch.Tensor, x_aug: torch.Tensor, temperature: float = TEMPERATURE) -> torch.Tensor:
     """Per-row symmetric InfoNCE of two views (UB-GOLD's ``calc_loss_g``): with s_ij = exp(cos(x_i, x'_j) / t),
@@ -113,8 +115,9 @@ def graph_contrast_loss(x: torch.Tensor, x_aug: torch.Tensor, temperature: float
     return (forward + backward) / 2.0
 
 
-def node_contrast_loss(x: torch.Tensor, x_aug: torch.Tensor, batch: torch.Tensor,
-                       temperature: float = TEMPERATURE) -> torch.Tensor:
+def node_contrast_loss(
+    x: torch.Tensor, x_aug: torch.Tensor, batch: torch.Tensor, temperature: float = TEMPERATURE
+) -> torch.Tensor:
     """Per-graph mean over its nodes of the symmetric node InfoNCE (UB-GOLD's ``calc_loss_n``): the N x N
     similarity matrix over all nodes of the batch, masked to pairs in the same graph, 1e-12 in the denominators."""
     rows = x.size(0)
@@ -137,6 +140,7 @@ def adaptive_weights(std_g: float, std_n: float, alpha: float) -> tuple[float, f
 
 
 # ---- modules -----------------------------------------------------------------------------------------------
+
 
 def _mlp(widths: tuple[int, int, int], inplace: bool = False) -> nn.Sequential:
     return nn.Sequential(nn.Linear(widths[0], widths[1]), nn.ReLU(inplace=inplace), nn.Linear(widths[1], widths[2]))
@@ -165,13 +169,20 @@ class _UnreadTransformer(nn.Module):
 
 def _view_modules(width: int, n_h: int) -> dict[str, nn.Module]:
     """One view's modules in UB-GOLD's order; ``layer_norm1/2``, ``add_norm2``, ``fc2`` and ``fc3`` are never read."""
-    return {"projection_network": _mlp((width, width, width)), "residual_block": _mlp((width, width, width)),
-            "w_qs": nn.Linear(width, width, bias=False), "w_ks": nn.Linear(width, width, bias=False),
-            "w_vs": nn.Linear(width, width, bias=False),
-            "layer_norm1": nn.LayerNorm(width, eps=1e-6), "layer_norm2": nn.LayerNorm(width, eps=1e-6),
-            "add_norm1": nn.LayerNorm(width, eps=1e-6), "add_norm2": nn.LayerNorm(width, eps=1e-6),
-            "fc_ffn": nn.Linear(width, width, bias=False), "fc2": _mlp((width, width // 2, width)),
-            "fc3": _mlp((width, width, n_h))}
+    return {
+        "projection_network": _mlp((width, width, width)),
+        "residual_block": _mlp((width, width, width)),
+        "w_qs": nn.Linear(width, width, bias=False),
+        "w_ks": nn.Linear(width, width, bias=False),
+        "w_vs": nn.Linear(width, width, bias=False),
+        "layer_norm1": nn.LayerNorm(width, eps=1e-6),
+        "layer_norm2": nn.LayerNorm(width, eps=1e-6),
+        "add_norm1": nn.LayerNorm(width, eps=1e-6),
+        "add_norm2": nn.LayerNorm(width, eps=1e-6),
+        "fc_ffn": nn.Linear(width, width, bias=False),
+        "fc2": _mlp((width, width // 2, width)),
+        "fc3": _mlp((width, width, n_h)),
+    }
 
 
 class CrossAttention(nn.Module):
@@ -190,8 +201,9 @@ class CrossAttention(nn.Module):
         projected = getattr(self, f"{view}_projection_network")(features)
         return projected, getattr(self, f"{view}_residual_block")(projected)
 
-    def _queries_keys_values(self, view: str, projected: torch.Tensor
-                             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _queries_keys_values(
+        self, view: str, projected: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         queries = getattr(self, f"{view}_w_qs")(projected)
         keys = getattr(self, f"{view}_w_ks")(projected).permute(0, 2, 1)
         return queries, keys, getattr(self, f"{view}_w_vs")(projected)
@@ -230,13 +242,18 @@ class ViewEncoder(nn.Module):
 
     def __init__(self, in_dim: int, config: CVTGADConfig) -> None:
         super().__init__()
-        self.convs = nn.ModuleList([_conv(config.GNN_Encoder, in_dim if layer == 0 else config.hidden_dim,
-                                          config.hidden_dim) for layer in range(config.num_layer)])
+        self.convs = nn.ModuleList(
+            [
+                _conv(config.GNN_Encoder, in_dim if layer == 0 else config.hidden_dim, config.hidden_dim)
+                for layer in range(config.num_layer)
+            ]
+        )
         self.Transformer = _UnreadTransformer(in_dim, in_dim)  # UB-GOLD's name; never called
         self.pool: Callable[..., torch.Tensor] = POOLS[config.graph_level_pool]
 
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         states = []
         for conv in self.convs:
             x = F.relu(conv(x, edge_index))
@@ -245,6 +262,7 @@ class ViewEncoder(nn.Module):
 
 
 # ---- the detector ------------------------------------------------------------------------------------------
+
 
 class AdaptiveLossParts(nn.Module):
     """Per-epoch statistics of the two loss parts (UB-GOLD's ``is_adaptive`` bookkeeping in ``CVTGAD.fit``).
@@ -273,8 +291,10 @@ class AdaptiveLossParts(nn.Module):
     def moments(self) -> tuple[float, float, float, float]:
         """(mean_g, std_g, mean_n, std_n) of the last closed epoch."""
         if int(self.epochs) == 0:
-            raise ValueError("CVTGAD's adaptive score needs the statistics of one training epoch; train first "
-                             "(or set is_adaptive false)")
+            raise ValueError(
+                "CVTGAD's adaptive score needs the statistics of one training epoch; train first "
+                "(or set is_adaptive false)"
+            )
         mean_g, std_g, mean_n, std_n = self.statistics.tolist()
         return mean_g, std_g, mean_n, std_n
 

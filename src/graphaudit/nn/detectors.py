@@ -26,7 +26,7 @@ from torch_geometric.nn import GINConv, GraphNorm, global_add_pool, global_max_p
 from graphaudit.nn.projected_gin import ProjectedGIN, check_gin_options
 from graphaudit.nn.trainer import Detector
 
-__all__ = ["GINConfig", "GINEncoder", "OCGIN", "OCGINConfig", "OCGTL", "OCGTLConfig"]
+__all__ = ["OCGIN", "OCGTL", "GINConfig", "GINEncoder", "OCGINConfig", "OCGTLConfig"]
 
 _POOLS = {"add": global_add_pool, "mean": global_mean_pool, "max": global_max_pool}
 _CENTERS = ("zeros", "initial_mean")
@@ -67,8 +67,9 @@ class GINEncoder(nn.Module):
     """``num_layer`` GIN layers (two-layer MLPs, ReLU, optional GraphNorm); the graph embedding is the
     concatenation of every layer's pooled node states (dimension ``num_layer * hidden_dim``)."""
 
-    def __init__(self, in_dim: int, hidden_dim: int, num_layer: int, norm_layer: str, aggregation: str,
-                 bias: bool) -> None:
+    def __init__(
+        self, in_dim: int, hidden_dim: int, num_layer: int, norm_layer: str, aggregation: str, bias: bool
+    ) -> None:
         super().__init__()
         check_gin_options(norm_layer, aggregation, num_layer, _POOLS)
         self.pool = _POOLS[aggregation]
@@ -76,8 +77,9 @@ class GINEncoder(nn.Module):
         self.norms = nn.ModuleList()
         for layer in range(num_layer):
             width = in_dim if layer == 0 else hidden_dim
-            mlp = nn.Sequential(nn.Linear(width, hidden_dim, bias=bias), nn.ReLU(),
-                                nn.Linear(hidden_dim, hidden_dim, bias=bias))
+            mlp = nn.Sequential(
+                nn.Linear(width, hidden_dim, bias=bias), nn.ReLU(), nn.Linear(hidden_dim, hidden_dim, bias=bias)
+            )
             self.convs.append(GINConv(mlp))
             self.norms.append(GraphNorm(hidden_dim) if norm_layer == "gn" else nn.Identity())
         self.out_dim = num_layer * hidden_dim
@@ -95,8 +97,15 @@ class GINEncoder(nn.Module):
 
 def _projected_gin(in_dim: int, config: GINConfig) -> ProjectedGIN:
     """UB-GOLD's ``myGIN(dim_features, hidden_dim, args)``: the projection width is ``hidden_dim`` too."""
-    return ProjectedGIN(in_dim, config.hidden_dim, config.hidden_dim, config.num_layer, config.norm_layer,
-                        config.aggregation, config.bias)
+    return ProjectedGIN(
+        in_dim,
+        config.hidden_dim,
+        config.hidden_dim,
+        config.num_layer,
+        config.norm_layer,
+        config.aggregation,
+        config.bias,
+    )
 
 
 class OCGIN(Detector):

@@ -67,8 +67,17 @@ from torch_geometric.data import Batch, Data
 from graphaudit.nn.glocalkd import dense_blocks
 from graphaudit.nn.trainer import BatchLossDetector, RunGraphs, TrainConfig
 
-__all__ = ["GLADC", "GLADCConfig", "GLADCDetector", "GLADCEncoder", "dense_step_bytes", "info_nce",
-           "perturbed_weights", "reconstruction_costs", "structure_target"]
+__all__ = [
+    "GLADC",
+    "GLADCConfig",
+    "GLADCDetector",
+    "GLADCEncoder",
+    "dense_step_bytes",
+    "info_nce",
+    "perturbed_weights",
+    "reconstruction_costs",
+    "structure_target",
+]
 
 _LEAKY_SLOPE = 0.5
 _TEMPERATURE = 0.2
@@ -96,14 +105,17 @@ class GLADCConfig:
             raise ValueError(f"GLADCConfig.dropout must be in [0, 1), got {self.dropout}")
         for name in ("bn", "bias"):
             if getattr(self, name) is not True:
-                raise ValueError(f"GLADCConfig.{name}={getattr(self, name)!r}: UB-GOLD's GLADC network has no "
-                                 f"BatchNorm and always has its projection biases, so its -no{name} flag changes "
-                                 f"nothing; leave {name} true")
+                raise ValueError(
+                    f"GLADCConfig.{name}={getattr(self, name)!r}: UB-GOLD's GLADC network has no "
+                    f"BatchNorm and always has its projection biases, so its -no{name} flag changes "
+                    f"nothing; leave {name} true"
+                )
         if self.max_nodes_num is not None and self.max_nodes_num < 1:
             raise ValueError(f"GLADCConfig.max_nodes_num must be positive or None, got {self.max_nodes_num}")
 
 
 # ---- the network -----------------------------------------------------------------------------------------
+
 
 class GLADCEncoder(nn.Module):
     """Two dense graph convolutions without bias, LeakyReLU(0.5) and dropout between them, max pooling over
@@ -113,8 +125,7 @@ class GLADCEncoder(nn.Module):
         super().__init__()
         self.conv1 = nn.Linear(in_dim, hidden_dim, bias=False)
         self.conv2 = nn.Linear(hidden_dim, output_dim, bias=False)
-        self.projection = nn.Sequential(nn.Linear(output_dim, output_dim), nn.ReLU(),
-                                        nn.Linear(output_dim, output_dim))
+        self.projection = nn.Sequential(nn.Linear(output_dim, output_dim), nn.ReLU(), nn.Linear(output_dim, output_dim))
         self.dropout = dropout
 
     def forward(self, x: torch.Tensor, adj: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -157,8 +168,9 @@ def structure_target(adj: torch.Tensor) -> torch.Tensor:
     return adj + torch.eye(adj.size(1), device=adj.device)
 
 
-def reconstruction_costs(adj_target: torch.Tensor, adj_rebuilt: torch.Tensor, x: torch.Tensor,
-                         x_rebuilt: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def reconstruction_costs(
+    adj_target: torch.Tensor, adj_rebuilt: torch.Tensor, x: torch.Tensor, x_rebuilt: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(structure cost, attribute cost): the mean over graphs and columns of the root of the squared errors
     summed over the node rows (UB-GOLD's ``loss_func``)."""
     attribute = torch.mean(torch.sqrt(torch.sum(torch.pow(x_rebuilt - x, 2), 1)))
@@ -197,8 +209,9 @@ tests. The squares of a scoring pass are the adjacency, ``Z Z^T`` and its sigmoi
 target ``A + I``, the rebuilt adjacency's difference to it and their gradients."""
 
 
-def dense_step_bytes(num_graphs: int, max_nodes: int, in_dim: int, hidden_dim: int, output_dim: int,
-                     training: bool) -> int:
+def dense_step_bytes(
+    num_graphs: int, max_nodes: int, in_dim: int, hidden_dim: int, output_dim: int, training: bool
+) -> int:
     """Peak bytes of the dense tensors of one GLADC step on ``num_graphs`` graphs padded to ``max_nodes``
     (:data:`DENSE_FOOTPRINT`). The allocator and the rest of the process come on top; UB-GOLD itself holds
     every batch's blocks at once (it builds them all before training), this project one batch's."""
@@ -208,6 +221,7 @@ def dense_step_bytes(num_graphs: int, max_nodes: int, in_dim: int, hidden_dim: i
 
 
 # ---- the detector --------------------------------------------------------------------------------------
+
 
 class GLADCDetector(BatchLossDetector):
     """Loss, objective and memory estimate of GLADC given its batch loss (UB-GOLD's ``forward_model``: the scalar
@@ -226,10 +240,17 @@ class GLADCDetector(BatchLossDetector):
         graphs, every graph padded to ``max_nodes_num`` (or the run's largest graph when it is unset)."""
         size = self.config.max_nodes_num or _largest([*graphs.train, *graphs.test, *graphs.holdout])
         c = self.config
-        step = dense_step_bytes(min(config.batch_size, len(graphs.train)), size, self.in_dim, c.hidden_dim,
-                                c.output_dim, training=True)
-        scoring = dense_step_bytes(min(config.batch_size_test, max(len(graphs.test), len(graphs.holdout))), size,
-                                   self.in_dim, c.hidden_dim, c.output_dim, training=False)
+        step = dense_step_bytes(
+            min(config.batch_size, len(graphs.train)), size, self.in_dim, c.hidden_dim, c.output_dim, training=True
+        )
+        scoring = dense_step_bytes(
+            min(config.batch_size_test, max(len(graphs.test), len(graphs.holdout))),
+            size,
+            self.in_dim,
+            c.hidden_dim,
+            c.output_dim,
+            training=False,
+        )
         return max(step, scoring)
 
 
@@ -251,8 +272,9 @@ class GLADC(GLADCDetector):
         # one here draws its initial weights, so the RNG stream stays UB-GOLD's
         GLADCEncoder(in_dim, c.hidden_dim, c.output_dim, c.dropout)
 
-    def reconstruct(self, nodes: torch.Tensor, adj: torch.Tensor
-                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def reconstruct(
+        self, nodes: torch.Tensor, adj: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """(rebuilt features, rebuilt adjacency, node and graph embeddings of the rebuilt graph)."""
         x_rebuilt = self.attribute_decoder(nodes, adj)
         adj_rebuilt = torch.sigmoid(torch.matmul(nodes, nodes.permute(0, 2, 1)))

@@ -46,8 +46,15 @@ from torch_geometric.utils import to_dense_adj, to_dense_batch
 
 from graphaudit.nn.trainer import Detector
 
-__all__ = ["GLOCALKD_TRAINING", "DenseGraphConv", "DistillationDetector", "GLocalKD", "GLocalKDConfig",
-           "GraphConvEncoder", "dense_blocks"]
+__all__ = [
+    "GLOCALKD_TRAINING",
+    "DenseGraphConv",
+    "DistillationDetector",
+    "GLocalKD",
+    "GLocalKDConfig",
+    "GraphConvEncoder",
+    "dense_blocks",
+]
 
 GLOCALKD_TRAINING = {"lr_step_size": 50, "lr_gamma": 0.5, "shuffle_train": False}
 """``TrainConfig`` settings that are part of GLocalKD as UB-GOLD runs it (spec 3.4 U18): the learning rate
@@ -81,8 +88,9 @@ class GLocalKDConfig:
             if getattr(self, name) < 1:
                 raise ValueError(f"GLocalKDConfig.{name} must be at least 1, got {getattr(self, name)}")
         if self.num_layer < 2:
-            raise ValueError(f"GLocalKDConfig.num_layer must be at least 2 (first and output convolution), "
-                             f"got {self.num_layer}")
+            raise ValueError(
+                f"GLocalKDConfig.num_layer must be at least 2 (first and output convolution), got {self.num_layer}"
+            )
         if self.clip is not None and not self.clip > 0:
             raise ValueError(f"GLocalKDConfig.clip must be positive or None, got {self.clip}")
         if not 0.0 <= self.predictor_dropout < 1.0:
@@ -97,8 +105,9 @@ def dense_blocks(batch: Batch, max_nodes_num: int | None) -> tuple[torch.Tensor,
     largest = int((batch.ptr[1:] - batch.ptr[:-1]).max())
     size = largest if max_nodes_num is None else max_nodes_num
     if largest > size:
-        raise ValueError(f"a graph of {largest} nodes does not fit max_nodes_num {size}; set it to the data "
-                         f"set's largest graph")
+        raise ValueError(
+            f"a graph of {largest} nodes does not fit max_nodes_num {size}; set it to the data set's largest graph"
+        )
     x, _ = to_dense_batch(batch.x.float(), batch.batch, max_num_nodes=size, batch_size=batch.num_graphs)
     adj = to_dense_adj(batch.edge_index, batch.batch, max_num_nodes=size, batch_size=batch.num_graphs)
     return x, adj.clamp(max=1.0)
@@ -134,8 +143,9 @@ class DenseGraphConv(nn.Module):
 class GraphConvEncoder(nn.Module):
     """The GLocalKD network on dense blocks: node embeddings ``(B, N, output_dim)`` and their max over nodes."""
 
-    def __init__(self, in_dim: int, hidden_dim: int, num_layer: int, output_dim: int, bn: bool, bias: bool,
-                 dropout: float) -> None:
+    def __init__(
+        self, in_dim: int, hidden_dim: int, num_layer: int, output_dim: int, bn: bool, bias: bool, dropout: float
+    ) -> None:
         super().__init__()
         widths = [in_dim] + [hidden_dim] * (num_layer - 1) + [output_dim]
         middle = [0.0] + [dropout] * (num_layer - 2) + [0.0]

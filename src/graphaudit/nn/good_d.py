@@ -65,9 +65,22 @@ from torch_geometric.nn import GCN, GINConv, global_add_pool, global_mean_pool
 from graphaudit.nn.structural_encoding import with_structural_encodings
 from graphaudit.nn.trainer import Detector, RunGraphs
 
-__all__ = ["GOODD", "GOODDConfig", "GINStack", "HierarchicalContrastDetector", "KMEANS_SETTINGS", "Prototypes",
-           "adaptive_weights", "cluster_density", "faiss_with_torch_threads", "graph_contrast", "kmeans",
-           "node_contrast", "prototype_contrast", "prototype_score"]
+__all__ = [
+    "GOODD",
+    "KMEANS_SETTINGS",
+    "GINStack",
+    "GOODDConfig",
+    "HierarchicalContrastDetector",
+    "Prototypes",
+    "adaptive_weights",
+    "cluster_density",
+    "faiss_with_torch_threads",
+    "graph_contrast",
+    "kmeans",
+    "node_contrast",
+    "prototype_contrast",
+    "prototype_score",
+]
 
 TEMPERATURE = 0.2  # every contrast of UB-GOLD's GOOD_D
 KMEANS_SETTINGS = {"niter": 20, "nredo": 5, "seed": 0, "max_points_per_centroid": 1000, "min_points_per_centroid": 3}
@@ -103,6 +116,7 @@ class GOODDConfig:
 
 # ---- k-means over the training embeddings ---------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Prototypes:
     """The k-means result the group-level contrast reads: L2-normalised centroids ``(k, d)``, densities ``(k,)``
@@ -119,8 +133,10 @@ def faiss_with_torch_threads() -> ModuleType:
     try:
         import faiss
     except ImportError as error:
-        raise ImportError("GOOD-D clusters with faiss, as UB-GOLD does; install the project's dependencies "
-                          "(pip install -e .), which include faiss-cpu") from error
+        raise ImportError(
+            "GOOD-D clusters with faiss, as UB-GOLD does; install the project's dependencies "
+            "(pip install -e .), which include faiss-cpu"
+        ) from error
     faiss.omp_set_num_threads(torch.get_num_threads())
     return faiss
 
@@ -143,8 +159,9 @@ def kmeans(points: np.ndarray, num_cluster: int, device: torch.device | str = "c
     """faiss k-means of ``points`` ``(n, d)`` with UB-GOLD's settings (:data:`KMEANS_SETTINGS`) on an exact CPU
     index; centroids, densities and assignments as UB-GOLD's ``run_kmeans`` returns them, on ``device``."""
     if len(points) < num_cluster:
-        raise ValueError(f"k-means needs at least num_cluster = {num_cluster} training graphs, got {len(points)}; "
-                         f"lower num_cluster")
+        raise ValueError(
+            f"k-means needs at least num_cluster = {num_cluster} training graphs, got {len(points)}; lower num_cluster"
+        )
     faiss = faiss_with_torch_threads()
     points = np.ascontiguousarray(points, dtype=np.float32)
     dim = points.shape[1]
@@ -156,12 +173,15 @@ def kmeans(points: np.ndarray, num_cluster: int, device: torch.device | str = "c
     sq_distances, nearest = index.search(points, 1)
     centroids = faiss.vector_to_array(clustering.centroids).reshape(num_cluster, dim)
     density = cluster_density(sq_distances[:, 0], nearest[:, 0], num_cluster)
-    return Prototypes(centroids=F.normalize(torch.from_numpy(centroids).to(device), p=2, dim=1),
-                      density=torch.from_numpy(density).float().to(device),
-                      assignment=torch.from_numpy(nearest[:, 0].astype(np.int64)).to(device))
+    return Prototypes(
+        centroids=F.normalize(torch.from_numpy(centroids).to(device), p=2, dim=1),
+        density=torch.from_numpy(density).float().to(device),
+        assignment=torch.from_numpy(nearest[:, 0].astype(np.int64)).to(device),
+    )
 
 
 # ---- the three contrasts ----------------------------------------------------------------------------------
+
 
 def _cosine(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Row-by-row cosine similarities ``(len(x), len(y))``, in UB-GOLD's order of operations: the norms come
@@ -223,6 +243,7 @@ def adaptive_weights(parts: Sequence[Sequence[float]], alpha: float) -> tuple[fl
 
 # ---- the loop both backends share ---------------------------------------------------------------------------
 
+
 class HierarchicalContrastDetector(Detector):
     """GOOD-D's training and scoring as UB-GOLD's ``fit`` and ``decision_function`` run them (module docstring);
     the own network and the ubgold adapter differ only in the five backend methods."""
@@ -250,20 +271,24 @@ class HierarchicalContrastDetector(Detector):
         read."""
 
     @abstractmethod
-    def loss_parts(self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: Any
-                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def loss_parts(
+        self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: Any
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Per-graph (graph-level, group-level, node-level) losses, UB-GOLD's ``[loss_g, loss_b, loss_n]``."""
 
     @abstractmethod
-    def score_parts(self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: Any
-                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def score_parts(
+        self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: Any
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Per-graph (group-level, graph-level, node-level) scores, UB-GOLD's ``score_func``."""
 
     def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
         """Structural encodings on every graph, training positions ``idx`` on the training graphs."""
         if len(graphs.train) < self.config.num_cluster:
-            raise ValueError(f"GOOD-D clusters the training graphs into num_cluster = {self.config.num_cluster} "
-                             f"groups but the run has {len(graphs.train)}; lower num_cluster")
+            raise ValueError(
+                f"GOOD-D clusters the training graphs into num_cluster = {self.config.num_cluster} "
+                f"groups but the run has {len(graphs.train)}; lower num_cluster"
+            )
         encoded = with_structural_encodings(graphs, self.config.rw_dim, self.config.dg_dim)
         for position, data in enumerate(encoded.train):
             data.idx = torch.tensor([position])
@@ -278,9 +303,11 @@ class HierarchicalContrastDetector(Detector):
         """``b`` of every training graph at its training position, one pass over the training loader
         (UB-GOLD's ``get_cluster_result`` before its ``run_kmeans``)."""
         if self._train_loader is None or self._n_train == 0:
-            raise RuntimeError("GOOD-D clusters its training graphs at every step: train it with "
-                               "graphaudit.nn.trainer.train, which prepares the graphs and attaches the training "
-                               "loader (or call prepare_graphs and attach_train_loader first)")
+            raise RuntimeError(
+                "GOOD-D clusters its training graphs at every step: train it with "
+                "graphaudit.nn.trainer.train, which prepares the graphs and attaches the training "
+                "loader (or call prepare_graphs and attach_train_loader first)"
+            )
         device = self.loss_weights.device
         points = torch.zeros((self._n_train, self.config.embedding_dim))
         for batch in self._train_loader:
@@ -325,6 +352,7 @@ class HierarchicalContrastDetector(Detector):
 
 # ---- the own network ----------------------------------------------------------------------------------------
 
+
 def _mlp(in_dim: int, out_dim: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(in_dim, out_dim), nn.ReLU(), nn.Linear(out_dim, out_dim))
 
@@ -335,11 +363,13 @@ class GINStack(nn.Module):
 
     def __init__(self, in_dim: int, hidden_dim: int, num_layer: int) -> None:
         super().__init__()
-        self.convs = nn.ModuleList(GINConv(_mlp(in_dim if layer == 0 else hidden_dim, hidden_dim))
-                                   for layer in range(num_layer))
+        self.convs = nn.ModuleList(
+            GINConv(_mlp(in_dim if layer == 0 else hidden_dim, hidden_dim)) for layer in range(num_layer)
+        )
 
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         states = []
         for conv in self.convs:
             x = F.relu(conv(x, edge_index))
@@ -381,8 +411,12 @@ class GOODD(HierarchicalContrastDetector):
     def embed(self, batch: Batch) -> tuple[torch.Tensor, list[torch.Tensor]]:
         graph_f, node_f, graph_s, node_s = self._encode(batch)
         b = self.cluster_head(torch.cat((graph_f, graph_s), 1))
-        return b, [self.feature_graph_head(graph_f), self.structure_graph_head(graph_s),
-                   self.feature_node_head(node_f), self.structure_node_head(node_s)]
+        return b, [
+            self.feature_graph_head(graph_f),
+            self.structure_graph_head(graph_s),
+            self.feature_node_head(node_f),
+            self.structure_node_head(node_s),
+        ]
 
     def cluster_embedding(self, batch: Batch) -> torch.Tensor:
         graph_f, _, graph_s, _ = self._encode(batch)
@@ -391,14 +425,22 @@ class GOODD(HierarchicalContrastDetector):
     def cluster(self, points: np.ndarray) -> Prototypes:
         return kmeans(points, self.config.num_cluster, self.loss_weights.device)
 
-    def loss_parts(self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: Prototypes
-                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def loss_parts(
+        self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: Prototypes
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         graph_f, graph_s, node_f, node_s = views
-        return (graph_contrast(graph_f, graph_s), prototype_contrast(b, batch.idx, clusters),
-                node_contrast(node_f, node_s, batch.batch))
+        return (
+            graph_contrast(graph_f, graph_s),
+            prototype_contrast(b, batch.idx, clusters),
+            node_contrast(node_f, node_s, batch.batch),
+        )
 
-    def score_parts(self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: Prototypes
-                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def score_parts(
+        self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: Prototypes
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         graph_f, graph_s, node_f, node_s = views
-        return (prototype_score(b, clusters), graph_contrast(graph_f, graph_s),
-                node_contrast(node_f, node_s, batch.batch))
+        return (
+            prototype_score(b, clusters),
+            graph_contrast(graph_f, graph_s),
+            node_contrast(node_f, node_s, batch.batch),
+        )

@@ -57,8 +57,17 @@ from torch_geometric.utils import batched_negative_sampling, scatter
 
 from graphaudit.nn.trainer import BatchLossDetector, RunGraphs
 
-__all__ = ["ORIENTATIONS", "CosineStructureModel", "GCNBackbone", "GraphDE", "GraphDEConfig", "environment_loss",
-           "normal_probability", "oriented", "with_normal_labels"]
+__all__ = [
+    "ORIENTATIONS",
+    "CosineStructureModel",
+    "GCNBackbone",
+    "GraphDE",
+    "GraphDEConfig",
+    "environment_loss",
+    "normal_probability",
+    "oriented",
+    "with_normal_labels",
+]
 
 ORIENTATIONS = ("negated", "ubgold")
 NUM_CLASSES = 2  # the classifier's classes: y = 0 (every training graph) and the other one
@@ -124,8 +133,9 @@ def normal_probability(structure_nll: torch.Tensor) -> torch.Tensor:
     return probability / (probability + _OUTLIER_EDGE_PROBABILITY)
 
 
-def environment_loss(structure_nll: torch.Tensor, logits: torch.Tensor, y: torch.Tensor, prior_ratio: float
-                     ) -> torch.Tensor:
+def environment_loss(
+    structure_nll: torch.Tensor, logits: torch.Tensor, y: torch.Tensor, prior_ratio: float
+) -> torch.Tensor:
     """GraphDE-A's batch loss from the per-graph structure NLL, the classifier's logits and the labels.
 
     Operations in UB-GOLD's order (``get_graphde_a_loss``), so that both backends agree to the bit.
@@ -222,8 +232,9 @@ class GraphDE(GraphDEDetector):
         c = self.config
         self.backbone = GCNBackbone(in_dim, c.hidden_dim, c.num_layer, c.dropout, c.bn)
         self.structure = CosineStructureModel(in_dim, c.hidden_dim, c.dropout, c.neg_ratio)
-        self.classifier = nn.Sequential(nn.Linear(c.hidden_dim, 2 * c.hidden_dim), nn.ReLU(),
-                                        nn.Linear(2 * c.hidden_dim, NUM_CLASSES))
+        self.classifier = nn.Sequential(
+            nn.Linear(c.hidden_dim, 2 * c.hidden_dim), nn.ReLU(), nn.Linear(2 * c.hidden_dim, NUM_CLASSES)
+        )
 
     def logits(self, batch: Batch) -> torch.Tensor:
         """The classifier's logits, shape ``(num_graphs, 2)``: GCN, max pooling, MLP."""
@@ -232,8 +243,10 @@ class GraphDE(GraphDEDetector):
     def batch_loss(self, batch: Batch) -> torch.Tensor:
         """UB-GOLD's ``loss_func``: the GraphDE-A loss, then the (discarded) score, for its RNG draws."""
         if batch.y is None:
-            raise ValueError("GraphDE trains on graphs labelled y = 0; pass the training graphs through "
-                             "GraphDE.prepare_graphs (graphaudit.nn.trainer.train does)")
+            raise ValueError(
+                "GraphDE trains on graphs labelled y = 0; pass the training graphs through "
+                "GraphDE.prepare_graphs (graphaudit.nn.trainer.train does)"
+            )
         structure_nll = self.structure(batch.x, batch.edge_index, batch.batch)
         loss = environment_loss(structure_nll, self.logits(batch), batch.y, self.config.prior_ratio)
         self.structure(batch.x, batch.edge_index, batch.batch)  # UB-GOLD's loss_func scores the batch too

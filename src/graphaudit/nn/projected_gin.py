@@ -82,8 +82,9 @@ class ProjectionMLP(nn.Module):
 class ProjectedGIN(nn.Module):
     """``num_layer`` GIN layers, each followed by a projection MLP and pooling; output ``num_layer * out_dim``."""
 
-    def __init__(self, in_dim: int, hidden_dim: int, out_dim: int, num_layer: int, norm_layer: str,
-                 aggregation: str, bias: bool) -> None:
+    def __init__(
+        self, in_dim: int, hidden_dim: int, out_dim: int, num_layer: int, norm_layer: str, aggregation: str, bias: bool
+    ) -> None:
         super().__init__()
         check_gin_options(norm_layer, aggregation, num_layer, _POOLS)
         self.pool = _POOLS[aggregation]
@@ -91,8 +92,11 @@ class ProjectedGIN(nn.Module):
         nns, convs, norms, projs = [], [], [], []
         for layer in range(num_layer):
             width = in_dim if layer == 0 else hidden_dim
-            nns.append(nn.Sequential(nn.Linear(width, hidden_dim, bias=bias), nn.ReLU(),
-                                     nn.Linear(hidden_dim, hidden_dim, bias=bias)))
+            nns.append(
+                nn.Sequential(
+                    nn.Linear(width, hidden_dim, bias=bias), nn.ReLU(), nn.Linear(hidden_dim, hidden_dim, bias=bias)
+                )
+            )
             convs.append(GINConv(nns[-1], train_eps=bias))
             if self.use_norm:
                 norms.append(BatchGraphNorm(hidden_dim))

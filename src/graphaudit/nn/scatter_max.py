@@ -31,15 +31,18 @@ class _ScatterMax(torch.autograd.Function):
     def backward(ctx, grad_out: torch.Tensor, _grad_arg: torch.Tensor) -> tuple[torch.Tensor, None, None]:
         (arg,) = ctx.saved_tensors
         grad = grad_out.new_zeros(*grad_out.shape[:-1], ctx.length + 1).scatter_(-1, arg, grad_out)
-        return grad[..., :ctx.length], None, None
+        return grad[..., : ctx.length], None, None
 
 
-def scatter_max(src: torch.Tensor, index: torch.Tensor, dim_size: int | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+def scatter_max(
+    src: torch.Tensor, index: torch.Tensor, dim_size: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(maxima, argmax) over the last dimension of ``src`` grouped by the 1-D ``index``; empty groups give 0
     and the argmax ``src.size(-1)``, as torch_scatter."""
     if index.dim() != 1 or index.numel() != src.size(-1):
-        raise ValueError(f"index must be 1-D with one entry per element of src's last dimension, got "
-                         f"{tuple(index.shape)} for src {tuple(src.shape)}")
+        raise ValueError(
+            f"index must be 1-D with one entry per element of src's last dimension, got "
+            f"{tuple(index.shape)} for src {tuple(src.shape)}"
+        )
     size = int(index.max()) + 1 if dim_size is None else dim_size
     return _ScatterMax.apply(src, index, size)

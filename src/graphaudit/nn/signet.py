@@ -103,8 +103,13 @@ def dual_hypergraph(edge_index: torch.Tensor, batch: torch.Tensor) -> tuple[torc
     counts = incidence[1].bincount()
     kept = counts[incidence[1]] != 1
     top = incidence[1].max()
-    loops = torch.cat([torch.arange(0, num_edge, 1, device=device).view(1, -1),
-                       torch.arange(top + 1, top + num_edge + 1, 1, device=device).view(1, -1)], dim=0)
+    loops = torch.cat(
+        [
+            torch.arange(0, num_edge, 1, device=device).view(1, -1),
+            torch.arange(top + 1, top + num_edge + 1, 1, device=device).view(1, -1),
+        ],
+        dim=0,
+    )
     return torch.cat([incidence[:, kept], loops], dim=1), edge_batch
 
 
@@ -162,8 +167,9 @@ class GraphView(nn.Module):
         self.convs = nn.ModuleList(GINConv(_gin_mlp(dim if i else in_dim, dim)) for i in range(layers))
         self.pool, self.readout = _POOLS[pooling], readout
 
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor, importance: torch.Tensor,
-                graphs: int) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor, importance: torch.Tensor, graphs: int
+    ) -> torch.Tensor:
         x = x * _weights(importance, batch, detach=True)
         return _readout(_relu_states(self.convs, x, edge_index), self.readout, self.pool, batch, graphs)
 
@@ -176,8 +182,9 @@ class HypergraphView(nn.Module):
         self.convs = nn.ModuleList(HypergraphConv(dim if i else in_dim, dim) for i in range(layers))
         self.pool, self.readout = _POOLS[pooling], readout
 
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor, importance: torch.Tensor,
-                graphs: int) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, edge_index: torch.Tensor, batch: torch.Tensor, importance: torch.Tensor, graphs: int
+    ) -> torch.Tensor:
         edge_attr = (x[edge_index[0]] + x[edge_index[1]]) / 2
         incidence, edge_batch = dual_hypergraph(edge_index, batch)
         edge_attr = edge_attr * _weights(importance, edge_batch, detach=False)
@@ -237,8 +244,11 @@ class SIGNET(Detector):
         super().__init__()
         c = self.config = config or SIGNETConfig()
         width = c.hidden_dim * (c.encoder_layers if c.readout == "concat" else 1)
-        self.explainer = (GINExplainer(in_dim, c.explainer_hidden_dim, c.explainer_layers, c.explainer_readout)
-                          if c.explainer == "gin" else MLPExplainer(in_dim, c.explainer_hidden_dim, c.explainer_layers))
+        self.explainer = (
+            GINExplainer(in_dim, c.explainer_hidden_dim, c.explainer_layers, c.explainer_readout)
+            if c.explainer == "gin"
+            else MLPExplainer(in_dim, c.explainer_hidden_dim, c.explainer_layers)
+        )
         self.encoder = GraphView(in_dim, c.hidden_dim, c.encoder_layers, c.pooling, c.readout)
         self.encoder_hyper = HypergraphView(in_dim, c.hidden_dim, c.encoder_layers, c.pooling, c.readout)
         self.proj_head = _projection(width)

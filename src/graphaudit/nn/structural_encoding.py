@@ -71,5 +71,8 @@ def _encoded(part: Sequence[Data], rw_dim: int, dg_dim: int) -> list[Data]:
 
 def with_structural_encodings(graphs: RunGraphs, rw_dim: int, dg_dim: int) -> RunGraphs:
     """The run's graphs with ``x_s`` on every graph of every part (UB-GOLD encodes train and test alike)."""
-    return RunGraphs(train=_encoded(graphs.train, rw_dim, dg_dim), test=_encoded(graphs.test, rw_dim, dg_dim),
-                     holdout=_encoded(graphs.holdout, rw_dim, dg_dim))
+    return RunGraphs(
+        train=_encoded(graphs.train, rw_dim, dg_dim),
+        test=_encoded(graphs.test, rw_dim, dg_dim),
+        holdout=_encoded(graphs.holdout, rw_dim, dg_dim),
+    )

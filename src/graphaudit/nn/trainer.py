@@ -40,15 +40,36 @@ from torch_geometric.data import Batch, Data
 from torch_geometric.loader import DataLoader
 
 from graphaudit.common.atomic import atomic_path
-from graphaudit.common.records import (append_record, environment_versions, read_records, write_item_scores,
-                                       write_records)
+from graphaudit.common.records import (
+    append_record,
+    environment_versions,
+    read_records,
+    write_item_scores,
+    write_records,
+)
 from graphaudit.common.seeds import stable_seed
 from graphaudit.data.graphset import GraphSet
 from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
 
-__all__ = ["CHECKPOINT", "RECORDS", "BatchLossDetector", "Detector", "MemoryBudgetError", "RunGraphs", "TrainConfig", "TrainResult",
-           "config_hash", "fixed_batches", "graphs_with_ids", "load_trajectory", "preserved_rng", "resolve_device",
-           "score_graph_columns", "score_graphs", "train"]
+__all__ = [
+    "CHECKPOINT",
+    "RECORDS",
+    "BatchLossDetector",
+    "Detector",
+    "MemoryBudgetError",
+    "RunGraphs",
+    "TrainConfig",
+    "TrainResult",
+    "config_hash",
+    "fixed_batches",
+    "graphs_with_ids",
+    "load_trajectory",
+    "preserved_rng",
+    "resolve_device",
+    "score_graph_columns",
+    "score_graphs",
+    "train",
+]
 
 log = logging.getLogger(__name__)
 
@@ -282,14 +303,18 @@ def config_hash(detector: Detector, graphs: RunGraphs, config: TrainConfig) -> s
     source of the detector's module and of this trainer (a checkpoint made by other code is never resumed),
     training settings (not the device or checkpoint interval) and the graph ids of every part."""
     settings = {k: v for k, v in asdict(config).items() if k not in ("device", "checkpoint_every_s")}
-    content = {"detector": f"{type(detector).__module__}:{type(detector).__name__}",  # the backend shows
-               "code": _source_digest(type(detector)),  # the trainer's own file is in every detector's MRO
-               "detector_config": asdict(detector.config),
-               "train": settings, "graphs": graphs.ids()}
+    content = {
+        "detector": f"{type(detector).__module__}:{type(detector).__name__}",  # the backend shows
+        "code": _source_digest(type(detector)),  # the trainer's own file is in every detector's MRO
+        "detector_config": asdict(detector.config),
+        "train": settings,
+        "graphs": graphs.ids(),
+    }
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
 # ---- RNG state -------------------------------------------------------------------------------------
+
 
 def _capture_rng(generator: torch.Generator) -> dict[str, Any]:
     """Every RNG state the run draws from, in types ``torch.load(weights_only=True)`` accepts."""
@@ -334,14 +359,16 @@ def _seed_everything(seed: int) -> None:
 
 # ---- one epoch, one scoring pass ---------------------------------------------------------------------
 
+
 def _training_mode(detector: Detector, epoch: int, eval_freq: int) -> bool:
     """The module mode epoch ``epoch`` trains in: train mode, unless the detector keeps UB-GOLD's eval mode
     after the first evaluation (:attr:`Detector.train_mode_until_first_evaluation`)."""
     return not (detector.train_mode_until_first_evaluation and epoch > eval_freq)
 
 
-def _train_epoch(detector: Detector, optimisation: _Optimisation, loader: Iterable[Batch], device: torch.device,
-                 mode: bool = True) -> float:
+def _train_epoch(
+    detector: Detector, optimisation: _Optimisation, loader: Iterable[Batch], device: torch.device, mode: bool = True
+) -> float:
     """One pass over the training batches in module mode ``mode``; returns the mean per-graph loss. The
     scheduler steps per batch (per epoch for :attr:`Detector.one_step_per_epoch`)."""
     detector.train(mode)
@@ -361,8 +388,9 @@ def _train_epoch(detector: Detector, optimisation: _Optimisation, loader: Iterab
     return total / count
 
 
-def _train_epoch_one_step(detector: Detector, optimisation: _Optimisation, loader: Iterable[Batch],
-                          device: torch.device) -> float:
+def _train_epoch_one_step(
+    detector: Detector, optimisation: _Optimisation, loader: Iterable[Batch], device: torch.device
+) -> float:
     """The epoch as one optimiser step (:attr:`Detector.one_step_per_epoch`): the batches' objectives summed in
     batch order from 0, divided by the number of batches, one ``backward()``; returns the mean per-graph loss."""
     objective, batches, total, count = 0, 0, 0.0, 0
@@ -387,8 +415,9 @@ def score_graphs(detector: Detector, loader: DataLoader, device: torch.device) -
 
 
 @torch.no_grad()
-def score_graph_columns(detector: Detector, loader: DataLoader, device: torch.device
-                        ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def score_graph_columns(
+    detector: Detector, loader: DataLoader, device: torch.device
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(graph ids, column name -> float32 scores) in loader order: ``score`` and the detector's
     :attr:`~Detector.score_columns`, all from one :meth:`~Detector.scores` call per batch."""
     detector.eval()
@@ -398,12 +427,16 @@ def score_graph_columns(detector: Detector, loader: DataLoader, device: torch.de
         batch = batch.to(device)
         values = detector.scores(batch)
         if set(values) != set(names):
-            raise ValueError(f"{type(detector).__name__}.scores returned columns {sorted(values)}, expected "
-                             f"{sorted(names)} (score and its score_columns)")
+            raise ValueError(
+                f"{type(detector).__name__}.scores returned columns {sorted(values)}, expected "
+                f"{sorted(names)} (score and its score_columns)"
+            )
         for name in names:
             if values[name].shape != (batch.num_graphs,):
-                raise ValueError(f"{type(detector).__name__}.score returned shape {tuple(values[name].shape)} "
-                                 f"for {name!r}, expected ({batch.num_graphs},): one score per graph")
+                raise ValueError(
+                    f"{type(detector).__name__}.score returned shape {tuple(values[name].shape)} "
+                    f"for {name!r}, expected ({batch.num_graphs},): one score per graph"
+                )
             scores[name].append(values[name].float().cpu().numpy())
         ids.append(batch.graph_id.cpu().numpy())
     detector.train()
@@ -413,6 +446,7 @@ def score_graph_columns(detector: Detector, loader: DataLoader, device: torch.de
 
 
 # ---- checkpoints and records ---------------------------------------------------------------------------
+
 
 @dataclass
 class _Optimisation:
@@ -424,8 +458,11 @@ class _Optimisation:
     @classmethod
     def for_detector(cls, detector: Detector, config: TrainConfig) -> _Optimisation:
         optimizer = torch.optim.Adam(detector.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-        scheduler = (None if config.lr_step_size is None else
-                     torch.optim.lr_scheduler.StepLR(optimizer, step_size=config.lr_step_size, gamma=config.lr_gamma))
+        scheduler = (
+            None
+            if config.lr_step_size is None
+            else torch.optim.lr_scheduler.StepLR(optimizer, step_size=config.lr_step_size, gamma=config.lr_gamma)
+        )
         return cls(optimizer, scheduler)
 
     def step(self) -> None:
@@ -434,8 +471,10 @@ class _Optimisation:
             self.scheduler.step()
 
     def state_dict(self) -> dict[str, Any]:
-        return {"optimizer": self.optimizer.state_dict(),
-                "scheduler": None if self.scheduler is None else self.scheduler.state_dict()}
+        return {
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": None if self.scheduler is None else self.scheduler.state_dict(),
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
@@ -443,11 +482,24 @@ class _Optimisation:
             self.scheduler.load_state_dict(state["scheduler"])
 
 
-def _save_checkpoint(path: Path, detector: Detector, optimisation: _Optimisation, generator: torch.Generator,
-                     epoch: int, wall_s: float, run_hash: str) -> None:
-    content = {"format": _CHECKPOINT_FORMAT, "config_hash": run_hash, "epoch": epoch, "wall_s": wall_s,
-               "model": detector.state_dict(), "optimisation": optimisation.state_dict(),
-               "rng": _capture_rng(generator)}
+def _save_checkpoint(
+    path: Path,
+    detector: Detector,
+    optimisation: _Optimisation,
+    generator: torch.Generator,
+    epoch: int,
+    wall_s: float,
+    run_hash: str,
+) -> None:
+    content = {
+        "format": _CHECKPOINT_FORMAT,
+        "config_hash": run_hash,
+        "epoch": epoch,
+        "wall_s": wall_s,
+        "model": detector.state_dict(),
+        "optimisation": optimisation.state_dict(),
+        "rng": _capture_rng(generator),
+    }
     with atomic_path(path) as tmp:
         torch.save(content, tmp)
 
@@ -456,15 +508,18 @@ def _checkpoint_hash(path: Path) -> str:
     return torch.load(path, map_location="cpu", weights_only=True)["config_hash"]
 
 
-def _load_checkpoint(path: Path, detector: Detector, optimisation: _Optimisation, generator: torch.Generator,
-                     run_hash: str) -> tuple[int, float]:
+def _load_checkpoint(
+    path: Path, detector: Detector, optimisation: _Optimisation, generator: torch.Generator, run_hash: str
+) -> tuple[int, float]:
     """Restore a checkpoint in place; returns (epoch, wall seconds so far)."""
     content = torch.load(path, map_location="cpu", weights_only=True)
     if content.get("format") != _CHECKPOINT_FORMAT:
         raise ValueError(f"{path}: unknown checkpoint format {content.get('format')!r}")
     if content["config_hash"] != run_hash:
-        raise ValueError(f"{path} belongs to another configuration (hash {content['config_hash']}, this run "
-                         f"{run_hash}); remove the run folder to start over")
+        raise ValueError(
+            f"{path} belongs to another configuration (hash {content['config_hash']}, this run "
+            f"{run_hash}); remove the run folder to start over"
+        )
     detector.load_state_dict(content["model"])
     optimisation.load_state_dict(content["optimisation"])
     _restore_rng(content["rng"], generator)
@@ -485,8 +540,13 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
 
 
-def _record(run_dir: Path, epoch: int, train_loss: float,
-            scores: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]], context: dict[str, Any]) -> None:
+def _record(
+    run_dir: Path,
+    epoch: int,
+    train_loss: float,
+    scores: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]],
+    context: dict[str, Any],
+) -> None:
     """Write the epoch's score files (every score column), then append its record (the record points at
     existing files). A graph counts as non-finite when any of its columns is."""
     files = {}
@@ -521,16 +581,26 @@ def _column_context(detector: Detector) -> dict[str, Any]:
         return {}
     names = ["score", *detector.score_columns]
     if detector.reported_score not in names:
-        raise ValueError(f"{type(detector).__name__}.reported_score is {detector.reported_score!r}, not one of its "
-                         f"score columns {names}")
+        raise ValueError(
+            f"{type(detector).__name__}.reported_score is {detector.reported_score!r}, not one of its "
+            f"score columns {names}"
+        )
     return {"score_columns": names, "reported_score": detector.reported_score}
 
 
 # ---- the run -------------------------------------------------------------------------------------------
 
-def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig, run_dir: str | Path, *,
-          stop_after_epoch: int | None = None, restart_stale: bool = False,
-          memory_budget_bytes: int | None = None) -> TrainResult:
+
+def train(
+    build: Callable[[], Detector],
+    graphs: RunGraphs,
+    config: TrainConfig,
+    run_dir: str | Path,
+    *,
+    stop_after_epoch: int | None = None,
+    restart_stale: bool = False,
+    memory_budget_bytes: int | None = None,
+) -> TrainResult:
     """Train a detector for the full budget, recording every evaluation point; resume when a checkpoint exists.
 
     ``build`` constructs the detector after the global RNGs are seeded with ``config.seed``, so its
@@ -563,51 +633,76 @@ def train(build: Callable[[], Detector], graphs: RunGraphs, config: TrainConfig,
     def loader(part: Sequence[Data], batch_size: int, shuffle: bool) -> DataLoader:
         return DataLoader(list(part), batch_size=batch_size, shuffle=shuffle, generator=generator)
 
-    train_loader = (loader(graphs.train, config.batch_size, True) if config.shuffle_train
-                    else fixed_batches(graphs.train, config.batch_size))
+    train_loader = (
+        loader(graphs.train, config.batch_size, True)
+        if config.shuffle_train
+        else fixed_batches(graphs.train, config.batch_size)
+    )
     detector.attach_train_loader(train_loader)
-    score_batch = (max(config.batch_size_test, INDEPENDENT_SCORE_BATCH) if detector.batch_independent_scores
-                   else config.batch_size_test)
+    score_batch = (
+        max(config.batch_size_test, INDEPENDENT_SCORE_BATCH)
+        if detector.batch_independent_scores
+        else config.batch_size_test
+    )
     # the hold-out pass is always isolated, so its order is immaterial: it is never shuffled (and may be empty)
-    eval_loaders = {"test": loader(graphs.test, score_batch, config.shuffle_test),
-                    "holdout": loader(graphs.holdout, score_batch, False)}
-    context = {"seed": config.seed, "config_hash": run_hash, "versions": environment_versions(),
-               "device": str(device), "detector": type(detector).__name__, **_column_context(detector)}
+    eval_loaders = {
+        "test": loader(graphs.test, score_batch, config.shuffle_test),
+        "holdout": loader(graphs.holdout, score_batch, False),
+    }
+    context = {
+        "seed": config.seed,
+        "config_hash": run_hash,
+        "versions": environment_versions(),
+        "device": str(device),
+        "detector": type(detector).__name__,
+        **_column_context(detector),
+    }
     last_save = time.monotonic()
     epoch = start
     end = config.num_epoch if stop_after_epoch is None else min(stop_after_epoch, config.num_epoch)
     while epoch < end:
         epoch += 1
         began = time.monotonic()
-        train_loss = _train_epoch(detector, optimisation, train_loader, device,
-                                  _training_mode(detector, epoch, config.eval_freq))
+        train_loss = _train_epoch(
+            detector, optimisation, train_loader, device, _training_mode(detector, epoch, config.eval_freq)
+        )
         evaluate = epoch % config.eval_freq == 0
         if evaluate:
             scores = _score_parts(detector, eval_loaders, device, generator, config.test_rng)
         wall_s += time.monotonic() - began
         if evaluate:
             _record(run_dir, epoch, train_loss, scores, {**context, "wall_s": wall_s})
-            log.info("epoch %d/%d: train loss %.5g, %.1f s so far (%.2f epochs/s)", epoch, config.num_epoch,
-                     train_loss, wall_s, epoch / wall_s if wall_s > 0 else float("inf"))
+            log.info(
+                "epoch %d/%d: train loss %.5g, %.1f s so far (%.2f epochs/s)",
+                epoch,
+                config.num_epoch,
+                train_loss,
+                wall_s,
+                epoch / wall_s if wall_s > 0 else float("inf"),
+            )
         due = time.monotonic() - last_save >= config.checkpoint_every_s
         if evaluate or due or epoch in (stop_after_epoch, config.num_epoch):
             _save_checkpoint(checkpoint, detector, optimisation, generator, epoch, wall_s, run_hash)
             last_save = time.monotonic()
-    return TrainResult(detector=detector, epoch=epoch, completed=epoch >= config.num_epoch, device=str(device),
-                       run_dir=run_dir)
+    return TrainResult(
+        detector=detector, epoch=epoch, completed=epoch >= config.num_epoch, device=str(device), run_dir=run_dir
+    )
 
 
 def _check_memory(detector: Detector, graphs: RunGraphs, config: TrainConfig, budget: int | None) -> None:
     needed = detector.peak_memory_bytes(graphs, config) if budget is not None else None
     if needed is not None and needed > budget:
-        raise MemoryBudgetError(f"{type(detector).__name__} needs about {needed / 2**30:.3g} GiB for one step "
-                                f"(batch_size {config.batch_size}, batch_size_test {config.batch_size_test}), over the "
-                                f"memory budget of {budget / 2**30:.3g} GiB; the run is infeasible within it (raise "
-                                f"the budget only on a machine that has the memory)")
+        raise MemoryBudgetError(
+            f"{type(detector).__name__} needs about {needed / 2**30:.3g} GiB for one step "
+            f"(batch_size {config.batch_size}, batch_size_test {config.batch_size_test}), over the "
+            f"memory budget of {budget / 2**30:.3g} GiB; the run is infeasible within it (raise "
+            f"the budget only on a machine that has the memory)"
+        )
 
 
-def _score_parts(detector: Detector, loaders: dict[str, DataLoader], device: torch.device,
-                 generator: torch.Generator, test_rng: str) -> dict[str, tuple[np.ndarray, dict[str, np.ndarray]]]:
+def _score_parts(
+    detector: Detector, loaders: dict[str, DataLoader], device: torch.device, generator: torch.Generator, test_rng: str
+) -> dict[str, tuple[np.ndarray, dict[str, np.ndarray]]]:
     """Test scores (drawing from the training RNG when ``coupled``), then hold-out scores, always isolated."""
     scoring = preserved_rng(generator) if test_rng == "isolated" else contextlib.nullcontext()
     with scoring:
@@ -620,7 +715,7 @@ def _score_parts(detector: Detector, loaders: dict[str, DataLoader], device: tor
 def fixed_batches(graphs: Sequence[Data], batch_size: int) -> list[Batch]:
     """Batches in the given order, built once without drawing from any RNG (a DataLoader iterator draws a
     base seed even when it does not shuffle, which would shift a resumed run)."""
-    return [Batch.from_data_list(list(graphs[i:i + batch_size])) for i in range(0, len(graphs), batch_size)]
+    return [Batch.from_data_list(list(graphs[i : i + batch_size])) for i in range(0, len(graphs), batch_size)]
 
 
 def _fit_setup(detector: Detector, train_graphs: Sequence[Data], config: TrainConfig, device: torch.device) -> None:
@@ -630,6 +725,7 @@ def _fit_setup(detector: Detector, train_graphs: Sequence[Data], config: TrainCo
 
 
 # ---- records -> trajectory ---------------------------------------------------------------------------
+
 
 def load_trajectory(run_dir: str | Path) -> Trajectory:
     """The run's records and score files as a :class:`~graphaudit.selection.trajectory.Trajectory`.
@@ -644,10 +740,17 @@ def load_trajectory(run_dir: str | Path) -> Trajectory:
         reported = record.get("reported_score", "score")
         test_ids, test = _read_scores(run_dir / record["test_scores"])
         holdout_ids, holdout = _read_scores(run_dir / record["holdout_scores"])
-        points.append(EvaluationPoint(epoch=int(record["epoch"]), train_loss=float(record["train_loss"]),
-                                      test_ids=test_ids, test_scores=test[reported],
-                                      holdout_ids=holdout_ids, holdout_scores=holdout[reported],
-                                      oracle_test_scores=None if reported == "score" else test["score"]))
+        points.append(
+            EvaluationPoint(
+                epoch=int(record["epoch"]),
+                train_loss=float(record["train_loss"]),
+                test_ids=test_ids,
+                test_scores=test[reported],
+                holdout_ids=holdout_ids,
+                holdout_scores=holdout[reported],
+                oracle_test_scores=None if reported == "score" else test["score"],
+            )
+        )
     return Trajectory.from_points(points)
 
 

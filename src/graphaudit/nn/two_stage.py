@@ -57,11 +57,32 @@ from torch_geometric.nn import GINConv, global_add_pool
 
 from graphaudit.nn.trainer import BatchLossDetector
 
-__all__ = ["AUGMENTATIONS", "TWO_STAGE_SCHEDULE", "BatchNormGIN", "GraphCLIF", "GraphCLIFConfig",
-           "GraphCLOCSVM", "GraphCLOCSVMConfig", "IFConfig", "InfoGraphIF", "InfoGraphIFConfig", "InfoGraphOCSVM",
-           "InfoGraphOCSVMConfig", "OCSVMConfig", "TwoStageConfig", "check_infograph_ocsvm_layers", "drop_nodes",
-           "graphcl_loss", "graphcl_view", "info_nce", "local_global_jsd", "mask_features", "outlier_model",
-           "random_walk_subgraph", "remove_edges"]
+__all__ = [
+    "AUGMENTATIONS",
+    "TWO_STAGE_SCHEDULE",
+    "BatchNormGIN",
+    "GraphCLIF",
+    "GraphCLIFConfig",
+    "GraphCLOCSVM",
+    "GraphCLOCSVMConfig",
+    "IFConfig",
+    "InfoGraphIF",
+    "InfoGraphIFConfig",
+    "InfoGraphOCSVM",
+    "InfoGraphOCSVMConfig",
+    "OCSVMConfig",
+    "TwoStageConfig",
+    "check_infograph_ocsvm_layers",
+    "drop_nodes",
+    "graphcl_loss",
+    "graphcl_view",
+    "info_nce",
+    "local_global_jsd",
+    "mask_features",
+    "outlier_model",
+    "random_walk_subgraph",
+    "remove_edges",
+]
 
 # UB-GOLD's script lines (§9.1): the same on every dataset, except InfoGraph-IF on AIDS (eval_freq 1), which the
 # caller sets. Batch sizes and lr are the shared defaults (128 / 9999, 1e-4).
@@ -83,6 +104,7 @@ _INFOGRAPH_OCSVM_LAYERS = 2  # InfoGraph-OCSVM's heads are hidden_dim * 2 wide
 
 
 # ---- configs -----------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class TwoStageConfig:
@@ -153,18 +175,23 @@ def check_infograph_ocsvm_layers(config: TwoStageConfig) -> None:
     """UB-GOLD sizes InfoGraph-OCSVM's heads ``hidden_dim * 2``: any other ``num_layer`` fails at the first batch
     (a shape error there); this says why up front."""
     if config.num_layer != _INFOGRAPH_OCSVM_LAYERS:
-        raise ValueError(f"InfoGraph-OCSVM runs only with num_layer {_INFOGRAPH_OCSVM_LAYERS} (UB-GOLD sizes its "
-                         f"projection heads hidden_dim * 2, spec §3.4 U19), got num_layer {config.num_layer}")
+        raise ValueError(
+            f"InfoGraph-OCSVM runs only with num_layer {_INFOGRAPH_OCSVM_LAYERS} (UB-GOLD sizes its "
+            f"projection heads hidden_dim * 2, spec §3.4 U19), got num_layer {config.num_layer}"
+        )
 
 
 # ---- GraphCL augmentations (PyGCL 0.1.2; each returns (x, edge_index) of the view) ---------------------------
+
 
 def _graph_size(edge_index: torch.Tensor, augmentation: str) -> int:
     """PyGCL's node count of a batch: the largest node id in ``edge_index`` plus one (trailing isolated nodes are
     not counted)."""
     if edge_index.numel() == 0:
-        raise ValueError(f"{augmentation} needs at least one edge in the batch: PyGCL sizes the graph by "
-                         "edge_index.max() + 1, which fails (as in UB-GOLD) on a batch without edges")
+        raise ValueError(
+            f"{augmentation} needs at least one edge in the batch: PyGCL sizes the graph by "
+            "edge_index.max() + 1, which fails (as in UB-GOLD) on a batch without edges"
+        )
     return int(edge_index.max()) + 1
 
 
@@ -176,15 +203,17 @@ def drop_nodes(x: torch.Tensor, edge_index: torch.Tensor, p: float = _NODE_DROP)
     return x, edge_index[:, keep[edge_index[0]] & keep[edge_index[1]]]
 
 
-def mask_features(x: torch.Tensor, edge_index: torch.Tensor,
-                  p: float = _FEATURE_MASK) -> tuple[torch.Tensor, torch.Tensor]:
+def mask_features(
+    x: torch.Tensor, edge_index: torch.Tensor, p: float = _FEATURE_MASK
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Zero each feature column with probability ``p`` (one uniform draw per column on the CPU), for every node."""
     masked = (torch.rand(x.size(1)) < p).to(x.device)
     return x.masked_fill(masked, 0.0), edge_index
 
 
-def remove_edges(x: torch.Tensor, edge_index: torch.Tensor,
-                 p: float = _EDGE_REMOVE) -> tuple[torch.Tensor, torch.Tensor]:
+def remove_edges(
+    x: torch.Tensor, edge_index: torch.Tensor, p: float = _EDGE_REMOVE
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Remove each stored (directed) edge with probability ``p`` (uniform draws on the edges' device)."""
     return x, edge_index[:, torch.rand(edge_index.size(1), device=edge_index.device) >= p]
 
@@ -198,8 +227,9 @@ def _walk_draws(num_seeds: int, length: int, device: torch.device) -> torch.Tens
     return torch.rand(num_seeds, length).T
 
 
-def random_walk_subgraph(x: torch.Tensor, edge_index: torch.Tensor, num_seeds: int = _WALK_SEEDS,
-                         length: int = _WALK_LENGTH) -> tuple[torch.Tensor, torch.Tensor]:
+def random_walk_subgraph(
+    x: torch.Tensor, edge_index: torch.Tensor, num_seeds: int = _WALK_SEEDS, length: int = _WALK_LENGTH
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Keep the edges between the nodes that ``num_seeds`` random walks of ``length`` steps visit (seeds included).
 
     PyGCL's ``random_walk_subgraph`` over torch_sparse 0.6.18's ``random_walk``: seeds are drawn uniformly over
@@ -222,8 +252,10 @@ def random_walk_subgraph(x: torch.Tensor, edge_index: torch.Tensor, num_seeds: i
         start = rowptr[current]
         position = start + (draws * (rowptr[current + 1] - start)).long()
         if bool((position >= targets.numel()).any()):
-            raise ValueError("a random walk reached a node after the last node with out-edges; torch_sparse's "
-                             "kernel (UB-GOLD's) would read past its edge array here (directed input?)")
+            raise ValueError(
+                "a random walk reached a node after the last node with out-edges; torch_sparse's "
+                "kernel (UB-GOLD's) would read past its edge array here (directed input?)"
+            )
         current = targets[position]
         visited[current] = True
     return x, edge_index[:, visited[source] & visited[target]]
@@ -240,6 +272,7 @@ def graphcl_view(batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 # ---- objectives (PyGCL's losses over its samplers' masks, in PyGCL's order of operations) ---------------------
+
 
 def info_nce(anchor: torch.Tensor, sample: torch.Tensor, tau: float = _TAU) -> torch.Tensor:
     """PyGCL's InfoNCE with one positive per anchor (the same row of ``sample``): with cosine logits s_ij / tau,
@@ -278,6 +311,7 @@ def local_global_jsd(graphs: torch.Tensor, nodes: torch.Tensor, membership: torc
 
 # ---- encoder and heads ---------------------------------------------------------------------------------------
 
+
 class BatchNormGIN(nn.Module):
     """UB-GOLD's ``GConv`` (graphcl.py and Infograph.py share it, less GraphCL's projection head): GIN layers
     (Linear-ReLU-Linear with biases), each followed by ReLU and BatchNorm."""
@@ -288,13 +322,15 @@ class BatchNormGIN(nn.Module):
         self.norms = nn.ModuleList()
         for layer in range(num_layer):
             width = in_dim if layer == 0 else hidden_dim
-            self.convs.append(GINConv(nn.Sequential(nn.Linear(width, hidden_dim), nn.ReLU(),
-                                                    nn.Linear(hidden_dim, hidden_dim))))
+            self.convs.append(
+                GINConv(nn.Sequential(nn.Linear(width, hidden_dim), nn.ReLU(), nn.Linear(hidden_dim, hidden_dim)))
+            )
             self.norms.append(nn.BatchNorm1d(hidden_dim))
         self.out_dim = num_layer * hidden_dim
 
-    def forward(self, x: torch.Tensor, edge_index: torch.Tensor, membership: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, x: torch.Tensor, edge_index: torch.Tensor, membership: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """(node states ``(num_nodes, out_dim)``, graph embeddings ``(num_graphs, out_dim)``)."""
         states = []
         for conv, norm in zip(self.convs, self.norms):
@@ -309,8 +345,9 @@ class _FeedForward(nn.Module):
 
     def __init__(self, width: int) -> None:
         super().__init__()
-        self.block = nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(),
-                                   nn.Linear(width, width), nn.ReLU())
+        self.block = nn.Sequential(
+            nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU()
+        )
         self.shortcut = nn.Linear(width, width)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -319,14 +356,20 @@ class _FeedForward(nn.Module):
 
 # ---- the detectors -------------------------------------------------------------------------------------------
 
-def outlier_model(config: IFConfig | OCSVMConfig, num_rows: int,
-                  random_state: np.random.RandomState | None = None) -> IsolationForest | OneClassSVM:
+
+def outlier_model(
+    config: IFConfig | OCSVMConfig, num_rows: int, random_state: np.random.RandomState | None = None
+) -> IsolationForest | OneClassSVM:
     """UB-GOLD's unfitted outlier model for ``num_rows`` rows; ``random_state`` None draws from numpy's global RNG
     as UB-GOLD's does. ``max_samples = int(IF_sample_ratio * rows)`` is what sklearn makes of UB-GOLD's float, but
     at least 1 (module docstring)."""
     if isinstance(config, IFConfig):
-        return IsolationForest(n_estimators=config.IF_n_trees, contamination="auto", random_state=random_state,
-                               max_samples=max(1, int(config.IF_sample_ratio * num_rows)))
+        return IsolationForest(
+            n_estimators=config.IF_n_trees,
+            contamination="auto",
+            random_state=random_state,
+            max_samples=max(1, int(config.IF_sample_ratio * num_rows)),
+        )
     return OneClassSVM(kernel="rbf", gamma=config.gamma, nu=config.nuOCSVM)
 
 
@@ -362,8 +405,10 @@ class _TwoStage(BatchLossDetector):
         """``-decision_function`` of the last fitted model."""
         if self._outlier is None:
             if not self._fit_input:
-                raise RuntimeError(f"{type(self).__name__}: no outlier model fitted yet; it is fitted on every "
-                                   "training batch, so score() needs at least one loss() call in training mode")
+                raise RuntimeError(
+                    f"{type(self).__name__}: no outlier model fitted yet; it is fitted on every "
+                    "training batch, so score() needs at least one loss() call in training mode"
+                )
             rows = self._fit_input["rows"].numpy()
             generator = _random_state(self._fit_input["numpy_state"])
             self._outlier = outlier_model(self.config, len(rows), generator).fit(rows)

@@ -32,11 +32,34 @@ __all__ = ["COHORTS", "COHORT_COLUMNS", "build_cohorts", "cohort_summary", "unit
 COHORTS = ("V1", "V2", "V3")
 UNIT = ["dataset", "split", "partition"]
 VALUE_COLUMNS = [*RESULT_COLUMNS, "workflow_s", "peak_mem_mb", "device"]
-COHORT_COLUMNS = ["cohort", "split", "dataset", "partition", "task", "entry", "method", "kind", "source",
-                  *VALUE_COLUMNS]
-SUMMARY_COLUMNS = ["cohort", "split", "datasets", "methods", "endpoints", "units", "cells", "imputed_cells",
-                   "imputed_records", "overlap_cells", "dropped_units", "excluded_methods", "excluded_datasets",
-                   "reference"]
+COHORT_COLUMNS = [
+    "cohort",
+    "split",
+    "dataset",
+    "partition",
+    "task",
+    "entry",
+    "method",
+    "kind",
+    "source",
+    *VALUE_COLUMNS,
+]
+SUMMARY_COLUMNS = [
+    "cohort",
+    "split",
+    "datasets",
+    "methods",
+    "endpoints",
+    "units",
+    "cells",
+    "imputed_cells",
+    "imputed_records",
+    "overlap_cells",
+    "dropped_units",
+    "excluded_methods",
+    "excluded_datasets",
+    "reference",
+]
 
 
 def unit_grid(endpoints: pd.DataFrame, overlap: Mapping[str, Sequence[str]]) -> pd.DataFrame:
@@ -47,8 +70,14 @@ def unit_grid(endpoints: pd.DataFrame, overlap: Mapping[str, Sequence[str]]) -> 
     grid = entries.merge(units, how="cross")
     grid = grid.merge(endpoints[["entry", *UNIT, "status", *VALUE_COLUMNS]], on=["entry", *UNIT], how="left")
     grid["status"] = grid["status"].fillna("absent")
-    excluded = pd.Series([(m, d) in {(g, ds) for g, sets in overlap.items() for ds in sets}
-                          for m, d in zip(grid["method"], grid["dataset"])], index=grid.index, dtype=bool)
+    excluded = pd.Series(
+        [
+            (m, d) in {(g, ds) for g, sets in overlap.items() for ds in sets}
+            for m, d in zip(grid["method"], grid["dataset"])
+        ],
+        index=grid.index,
+        dtype=bool,
+    )
     grid.loc[excluded, "status"] = "overlap"
     grid["ok"] = grid["status"] == "ok"
     return grid.sort_values(["split", "dataset", "partition", "entry"], kind="stable").reset_index(drop=True)
@@ -58,7 +87,8 @@ def _available(grid: pd.DataFrame) -> pd.DataFrame:
     """Per cell (entry, dataset, split): available (every partition ok) and overlap_only (every missing
     partition is an overlap exclusion)."""
     cells = grid.groupby(["entry", "dataset", "split"], sort=True).agg(
-        available=("ok", "all"), overlap_only=("status", lambda s: bool(((s == "ok") | (s == "overlap")).all())))
+        available=("ok", "all"), overlap_only=("status", lambda s: bool(((s == "ok") | (s == "overlap")).all()))
+    )
     return cells.reset_index()
 
 
@@ -66,8 +96,9 @@ def _ranked(grid: pd.DataFrame) -> pd.Series:
     return grid["kind"] != "default"
 
 
-def _impute(rows: pd.DataFrame, grid: pd.DataFrame, reference: str, needs: pd.Series
-            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _impute(
+    rows: pd.DataFrame, grid: pd.DataFrame, reference: str, needs: pd.Series
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Replace the values of the rows flagged by ``needs`` with the reference's record at the same unit;
     units where a needed reference record is missing are dropped. Returns the rows and the dropped units."""
     ref = grid[(grid["entry"] == reference) & grid["ok"]].set_index(UNIT)[VALUE_COLUMNS]
@@ -105,8 +136,9 @@ def _near_complete(cells: pd.DataFrame, ranked: set[str]) -> set[str]:
     return set(keep[keep].index)
 
 
-def build_cohorts(endpoints: pd.DataFrame, reference: str, overlap: Mapping[str, Sequence[str]],
-                  complete_case: str = "both_splits") -> tuple[pd.DataFrame, pd.DataFrame]:
+def build_cohorts(
+    endpoints: pd.DataFrame, reference: str, overlap: Mapping[str, Sequence[str]], complete_case: str = "both_splits"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The three cohorts as one long frame (:data:`COHORT_COLUMNS`), and the units each cohort dropped
     (cohort, dataset, split, partition). ``reference`` is the method whose default record imputes (GCN)."""
     if complete_case not in ("both_splits", "per_split"):
@@ -141,8 +173,9 @@ def build_cohorts(endpoints: pd.DataFrame, reference: str, overlap: Mapping[str,
     return cohort.reset_index(drop=True), pd.concat(dropped, ignore_index=True)[["cohort", *UNIT]]
 
 
-def cohort_summary(cohorts: pd.DataFrame, endpoints: pd.DataFrame, dropped: pd.DataFrame, reference: str
-                   ) -> pd.DataFrame:
+def cohort_summary(
+    cohorts: pd.DataFrame, endpoints: pd.DataFrame, dropped: pd.DataFrame, reference: str
+) -> pd.DataFrame:
     """Table 3: per cohort and split, the datasets, methods (ranked entries), endpoints, units, method-dataset
     cells, imputed cells and records, overlap-imputed cells, dropped units, and what was left out."""
     if cohorts.empty:
@@ -154,18 +187,26 @@ def cohort_summary(cohorts: pd.DataFrame, endpoints: pd.DataFrame, dropped: pd.D
         datasets = sorted(set(endpoints.loc[endpoints["split"] == split, "dataset"]))
         cells = ranked.groupby(["entry", "dataset"])["source"]
         lost = dropped[(dropped["cohort"] == name) & (dropped["split"] == split)]
-        rows.append({
-            "cohort": name, "split": split, "datasets": ranked["dataset"].nunique(),
-            "methods": ranked["entry"].nunique(), "endpoints": frame["entry"].nunique(),
-            "units": len(frame[UNIT].drop_duplicates()), "cells": cells.ngroups,
-            "imputed_cells": int(cells.apply(lambda s: bool((s != "observed").any())).sum()),
-            "imputed_records": int((ranked["source"] != "observed").sum()),
-            "overlap_cells": int(cells.apply(lambda s: bool((s == "overlap").any())).sum()),
-            "dropped_units": len(lost),
-            "excluded_methods": " ".join(m for m in all_ranked if m not in set(ranked["entry"])),
-            "excluded_datasets": " ".join(d for d in datasets if d not in set(ranked["dataset"])),
-            "reference": default_entry(reference)})
+        rows.append(
+            {
+                "cohort": name,
+                "split": split,
+                "datasets": ranked["dataset"].nunique(),
+                "methods": ranked["entry"].nunique(),
+                "endpoints": frame["entry"].nunique(),
+                "units": len(frame[UNIT].drop_duplicates()),
+                "cells": cells.ngroups,
+                "imputed_cells": int(cells.apply(lambda s: bool((s != "observed").any())).sum()),
+                "imputed_records": int((ranked["source"] != "observed").sum()),
+                "overlap_cells": int(cells.apply(lambda s: bool((s == "overlap").any())).sum()),
+                "dropped_units": len(lost),
+                "excluded_methods": " ".join(m for m in all_ranked if m not in set(ranked["entry"])),
+                "excluded_datasets": " ".join(d for d in datasets if d not in set(ranked["dataset"])),
+                "reference": default_entry(reference),
+            }
+        )
     order = {c: i for i, c in enumerate(COHORTS)}
     table = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
-    return table.sort_values(["cohort", "split"], key=lambda c: c.map(order) if c.name == "cohort" else c,
-                             kind="stable").reset_index(drop=True)
+    return table.sort_values(
+        ["cohort", "split"], key=lambda c: c.map(order) if c.name == "cohort" else c, kind="stable"
+    ).reset_index(drop=True)

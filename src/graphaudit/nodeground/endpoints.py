@@ -25,8 +25,21 @@ __all__ = ["DEFAULT_SUFFIX", "ENDPOINT_COLUMNS", "default_entry", "endpoints", "
 
 DEFAULT_SUFFIX = "-Default"
 RESULT_COLUMNS = [f"{stage}_{name}" for stage in STAGES for name in ("loss", *METRICS)]
-ENDPOINT_COLUMNS = [*KEYS, "entry", "kind", "task", "status", "reason", "trial_id", "trials", "trials_ok",
-                    *RESULT_COLUMNS, "workflow_s", "peak_mem_mb", "device"]
+ENDPOINT_COLUMNS = [
+    *KEYS,
+    "entry",
+    "kind",
+    "task",
+    "status",
+    "reason",
+    "trial_id",
+    "trials",
+    "trials_ok",
+    *RESULT_COLUMNS,
+    "workflow_s",
+    "peak_mem_mb",
+    "device",
+]
 
 
 def default_entry(method: str) -> str:
@@ -45,10 +58,13 @@ def select_trials(trials: pd.DataFrame) -> pd.DataFrame:
 def _endpoint_rows(trials: pd.DataFrame, entry: pd.Series, kind: str) -> pd.DataFrame:
     """One row per search of ``trials`` (already restricted to the trials the endpoint chooses from)."""
     groups = trials.groupby(list(KEYS), sort=True)
-    summary = groups.agg(task=("task", "first"), trials=("trial_id", "size"),
-                         trials_ok=("status", lambda s: int((s == "ok").sum())),
-                         fit_s=("fit_s", lambda s: float(np.nansum(s))),
-                         fit_mem=("peak_mem_fit_mb", lambda s: float(np.nanmax(s)) if s.notna().any() else np.nan))
+    summary = groups.agg(
+        task=("task", "first"),
+        trials=("trial_id", "size"),
+        trials_ok=("status", lambda s: int((s == "ok").sum())),
+        fit_s=("fit_s", lambda s: float(np.nansum(s))),
+        fit_mem=("peak_mem_fit_mb", lambda s: float(np.nanmax(s)) if s.notna().any() else np.nan),
+    )
     first = trials[trials["trial_id"] == 1].set_index(list(KEYS))
     summary["default_status"] = first["status"].reindex(summary.index)
     summary["default_error"] = first["error"].reindex(summary.index)
@@ -59,15 +75,17 @@ def _endpoint_rows(trials: pd.DataFrame, entry: pd.Series, kind: str) -> pd.Data
     out["kind"] = kind
     usable = (out["default_status"] == "ok").to_numpy() & chosen["trial_id"].notna().to_numpy()
     out["status"] = np.where(usable, "ok", "missing")
-    out["reason"] = np.where(usable, "", "default trial " + out["default_status"].astype(str) + ": "
-                             + out["default_error"].astype(str))
+    out["reason"] = np.where(
+        usable, "", "default trial " + out["default_status"].astype(str) + ": " + out["default_error"].astype(str)
+    )
     out["trial_id"] = np.where(usable, chosen["trial_id"].to_numpy(), np.nan)
     for column in RESULT_COLUMNS:
         out[column] = np.where(usable, chosen[column].to_numpy(), np.nan)
     predict = chosen["predict_s"].to_numpy()
     out["workflow_s"] = np.where(usable, out["fit_s"].to_numpy() + np.nan_to_num(predict), np.nan)
-    out["peak_mem_mb"] = np.where(usable, np.fmax(out["fit_mem"].to_numpy(), chosen["peak_mem_predict_mb"]
-                                                  .to_numpy()), np.nan)
+    out["peak_mem_mb"] = np.where(
+        usable, np.fmax(out["fit_mem"].to_numpy(), chosen["peak_mem_predict_mb"].to_numpy()), np.nan
+    )
     out["device"] = np.where(usable, chosen["device"].astype(str).to_numpy(), "")
     return out[ENDPOINT_COLUMNS]
 

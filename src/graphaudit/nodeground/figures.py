@@ -96,11 +96,17 @@ def _frontier_figure(ctx: RuleContext, output: str, cohorts: tuple[str, ...], co
     figure, axes = _grid(len(cohorts), len(splits))
     for r, cohort in enumerate(cohorts):
         for c, split in enumerate(splits):
-            part = frame[(frame["cohort"] == cohort) & (frame["split"] == split) & (frame["cost"] == cost)] \
-                if len(frame) else frame
+            part = (
+                frame[(frame["cohort"] == cohort) & (frame["split"] == split) & (frame["cost"] == cost)]
+                if len(frame)
+                else frame
+            )
             kind = part["memory_kind"].dropna().iloc[0] if cost == "memory" and len(part) else ""
-            xlabel = ("log2 workflow-time overhead vs GCN-Default" if cost == "time"
-                      else f"log2 peak-memory overhead vs GCN-Default ({kind or 'memory'})")
+            xlabel = (
+                "log2 workflow-time overhead vs GCN-Default"
+                if cost == "time"
+                else f"log2 peak-memory overhead vs GCN-Default ({kind or 'memory'})"
+            )
             _frontier_panel(axes[r, c], part, f"{cohort}, {split}", xlabel)
     figure.tight_layout()
     save_figure(figure, ctx.output[output])
@@ -135,8 +141,15 @@ def fig10(ctx: RuleContext) -> None:
                 continue
             part = part.sort_values("position", ascending=False)
             y = np.arange(len(part))
-            ax.errorbar(part["elo"], y, xerr=[part["elo"] - part["low"], part["high"] - part["elo"]], fmt="o",
-                        markersize=3, capsize=2, linewidth=0.8)
+            ax.errorbar(
+                part["elo"],
+                y,
+                xerr=[part["elo"] - part["low"], part["high"] - part["elo"]],
+                fmt="o",
+                markersize=3,
+                capsize=2,
+                linewidth=0.8,
+            )
             ax.set_yticks(y, part["method"], fontsize=7)
             ax.set_xlabel("Elo (Bradley-Terry, 95% dataset bootstrap)", fontsize=7)
             ax.set_title(f"{cohort}, {split}", fontsize=9)
@@ -148,10 +161,16 @@ def _rank_figure(ctx: RuleContext, output: str, task: str, split: str) -> None:
     frame = _table(ctx.input["ranks"])
     figure, axes = _grid(1, len(COHORTS), width=3.6, height=4.2)
     for ax, cohort in zip(axes[0], COHORTS):
-        part = frame[(frame["cohort"] == cohort) & (frame["split"] == split) & (frame["task"] == task)] \
-            if len(frame) else frame
-        matrix = part.pivot_table(index="method", columns="metric", values="mean_rank", aggfunc="first") \
-            if len(part) else pd.DataFrame()
+        part = (
+            frame[(frame["cohort"] == cohort) & (frame["split"] == split) & (frame["task"] == task)]
+            if len(frame)
+            else frame
+        )
+        matrix = (
+            part.pivot_table(index="method", columns="metric", values="mean_rank", aggfunc="first")
+            if len(part)
+            else pd.DataFrame()
+        )
         _heatmap(ax, matrix, f"{task} mean rank, {cohort}, {split}")
     figure.tight_layout()
     save_figure(figure, ctx.output[output])
@@ -184,8 +203,11 @@ def fig17(ctx: RuleContext) -> None:
     figure, axes = _grid(1, len(splits), width=5.5, height=4.8)
     for ax, split in zip(axes[0], splits):
         part = frame[frame["split"] == split] if len(frame) else frame
-        matrix = part.pivot_table(index="method", columns="opponent", values="win_rate", aggfunc="first") \
-            if len(part) else pd.DataFrame()
+        matrix = (
+            part.pivot_table(index="method", columns="opponent", values="win_rate", aggfunc="first")
+            if len(part)
+            else pd.DataFrame()
+        )
         _heatmap(ax, matrix, f"win rate, V1, {split}", fmt="{:.2f}", cmap="RdBu")
     figure.tight_layout()
     save_figure(figure, ctx.output["fig17"])

@@ -19,8 +19,18 @@ from graphaudit.nodeground.rankings import dataset_means, mean_improvability
 __all__ = ["COSTS", "FRONTIER_COLUMNS", "frontier_points", "on_frontier", "overheads"]
 
 COSTS = {"time": "workflow_s", "memory": "peak_mem_mb"}
-FRONTIER_COLUMNS = ["entry", "kind", "mi", "overhead", "log2_overhead", "on_frontier", "units", "units_left_out",
-                    "comparison_set", "memory_kind"]
+FRONTIER_COLUMNS = [
+    "entry",
+    "kind",
+    "mi",
+    "overhead",
+    "log2_overhead",
+    "on_frontier",
+    "units",
+    "units_left_out",
+    "comparison_set",
+    "memory_kind",
+]
 
 
 def on_frontier(cost: np.ndarray, improvability: np.ndarray) -> np.ndarray:
@@ -41,8 +51,13 @@ def overheads(frame: pd.DataFrame, column: str, reference: str) -> pd.DataFrame:
     usable = np.isfinite(ratio) & (joined[column] > 0) & (joined["ref"] > 0)
     joined = joined.assign(log_ratio=np.where(usable, np.log(ratio.where(usable, 1.0)), np.nan), usable=usable)
     grouped = joined.groupby("entry")
-    return pd.DataFrame({"overhead": np.exp(grouped["log_ratio"].mean()), "units": grouped["usable"].sum(),
-                         "units_left_out": grouped["usable"].apply(lambda s: int((~s).sum()))})
+    return pd.DataFrame(
+        {
+            "overhead": np.exp(grouped["log_ratio"].mean()),
+            "units": grouped["usable"].sum(),
+            "units_left_out": grouped["usable"].apply(lambda s: int((~s).sum())),
+        }
+    )
 
 
 def _memory_kind(frame: pd.DataFrame) -> str:
@@ -52,8 +67,9 @@ def _memory_kind(frame: pd.DataFrame) -> str:
     return "CUDA peak memory" if devices <= {"cuda"} else "mixed CPU RSS and CUDA peak"
 
 
-def frontier_points(frame: pd.DataFrame, scores: pd.Series, cost: str, reference: str, error: str = "score"
-                    ) -> pd.DataFrame:
+def frontier_points(
+    frame: pd.DataFrame, scores: pd.Series, cost: str, reference: str, error: str = "score"
+) -> pd.DataFrame:
     """Frontier table of one cohort slice for ``cost`` (time or memory)."""
     means = dataset_means(frame, scores if error == "score" else "test_loss")
     mi = mean_improvability(means, error)

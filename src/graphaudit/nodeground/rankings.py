@@ -19,18 +19,51 @@ from scipy import stats
 from graphaudit.common.seeds import rng_for
 from graphaudit.stats.ratings import EloScale, bootstrap_ratings, bradley_terry, group_win_matrices, online_elo
 
-__all__ = ["ELO_COLUMNS", "METRIC_COLUMNS", "RANK_COLUMNS", "EloSettings", "dataset_means", "elo_ratings",
-           "mean_improvability", "metric_ranks", "positions", "primary_column", "ranked", "unit_table"]
+__all__ = [
+    "ELO_COLUMNS",
+    "METRIC_COLUMNS",
+    "RANK_COLUMNS",
+    "EloSettings",
+    "dataset_means",
+    "elo_ratings",
+    "mean_improvability",
+    "metric_ranks",
+    "positions",
+    "primary_column",
+    "ranked",
+    "unit_table",
+]
 
 METRIC_COLUMNS = {
-    "multiclass": {"accuracy": ("test_accuracy", True), "macro_f1": ("test_macro_f1", True),
-                   "ce": ("test_loss", False)},
-    "binary": {"accuracy": ("test_accuracy", True), "auroc": ("test_auroc", True), "bce": ("test_loss", False),
-               "precision": ("test_precision", True)},
+    "multiclass": {
+        "accuracy": ("test_accuracy", True),
+        "macro_f1": ("test_macro_f1", True),
+        "ce": ("test_loss", False),
+    },
+    "binary": {
+        "accuracy": ("test_accuracy", True),
+        "auroc": ("test_auroc", True),
+        "bce": ("test_loss", False),
+        "precision": ("test_precision", True),
+    },
 }
 """Per task type, every reported predictive metric: (column, higher is better) (spec 3.7, 4.7)."""
-ELO_COLUMNS = ["cohort", "split", "method", "elo", "position", "bt", "low", "high", "median", "online",
-               "online_position", "datasets", "units", "fit"]
+ELO_COLUMNS = [
+    "cohort",
+    "split",
+    "method",
+    "elo",
+    "position",
+    "bt",
+    "low",
+    "high",
+    "median",
+    "online",
+    "online_position",
+    "datasets",
+    "units",
+    "fit",
+]
 RANK_COLUMNS = ["cohort", "split", "task", "metric", "method", "mean_rank", "position", "datasets"]
 
 
@@ -82,12 +115,14 @@ def ranked(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["kind"] != "default"]
 
 
-def unit_table(frame: pd.DataFrame, values: pd.Series, dataset_weight: str = "equal"
-               ) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray, list[str]]:
+def unit_table(
+    frame: pd.DataFrame, values: pd.Series, dataset_weight: str = "equal"
+) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray, list[str]]:
     """``(methods, units)`` score table of one cohort slice, the methods, each unit's dataset index, each
     unit's weight and the datasets. Every method must have a value on every unit (a cohort guarantees it)."""
-    table = frame.assign(value=values.to_numpy()).pivot_table(index="entry", columns=["dataset", "partition"],
-                                                              values="value", aggfunc="first")
+    table = frame.assign(value=values.to_numpy()).pivot_table(
+        index="entry", columns=["dataset", "partition"], values="value", aggfunc="first"
+    )
     if table.isna().any().any():
         raise ValueError("a cohort slice misses a method on some unit; cohorts must be complete")
     datasets = sorted(set(table.columns.get_level_values(0)))
@@ -112,8 +147,7 @@ def positions(values: np.ndarray, names: list[str], higher_is_better: bool) -> n
     return out
 
 
-def elo_ratings(frame: pd.DataFrame, values: pd.Series, settings: EloSettings, seed_parts: tuple
-                ) -> pd.DataFrame:
+def elo_ratings(frame: pd.DataFrame, values: pd.Series, settings: EloSettings, seed_parts: tuple) -> pd.DataFrame:
     """Elo of every ranked method of one cohort slice: BT point ratings, dataset-bootstrap median and
     percentile interval, and online Elo; ``elo`` is the configured fit's rating, ``position`` its place."""
     table, methods, groups, weights, datasets = unit_table(frame, values, settings.dataset_weight)
@@ -126,18 +160,30 @@ def elo_ratings(frame: pd.DataFrame, values: pd.Series, settings: EloSettings, s
     tail = 100.0 * (1.0 - settings.level) / 2.0
     online = online_elo(table, rng, weights, settings.k_factor, settings.permutations, settings.tie_eps, scale)
     elo = point if settings.fit == "bt_mle" else online
-    return pd.DataFrame({"method": methods, "elo": elo, "position": positions(elo, methods, True), "bt": point,
-                         "low": np.percentile(rounds, tail, axis=0), "high": np.percentile(rounds, 100 - tail, axis=0),
-                         "median": np.median(rounds, axis=0), "online": online,
-                         "online_position": positions(online, methods, True), "datasets": len(datasets),
-                         "units": table.shape[1], "fit": settings.fit})
+    return pd.DataFrame(
+        {
+            "method": methods,
+            "elo": elo,
+            "position": positions(elo, methods, True),
+            "bt": point,
+            "low": np.percentile(rounds, tail, axis=0),
+            "high": np.percentile(rounds, 100 - tail, axis=0),
+            "median": np.median(rounds, axis=0),
+            "online": online,
+            "online_position": positions(online, methods, True),
+            "datasets": len(datasets),
+            "units": table.shape[1],
+            "fit": settings.fit,
+        }
+    )
 
 
 def dataset_means(frame: pd.DataFrame, column: str | pd.Series) -> pd.DataFrame:
     """``(methods, datasets)`` means over partitions of ``column`` (a column name or per-row values)."""
     values = frame[column] if isinstance(column, str) else column
-    return frame.assign(value=values.to_numpy()).pivot_table(index="entry", columns="dataset", values="value",
-                                                             aggfunc="mean")
+    return frame.assign(value=values.to_numpy()).pivot_table(
+        index="entry", columns="dataset", values="value", aggfunc="mean"
+    )
 
 
 def _mean_ranks(means: pd.DataFrame, higher_is_better: bool) -> pd.Series:
@@ -166,8 +212,16 @@ def metric_ranks(frame: pd.DataFrame, primary: Mapping[str, str]) -> pd.DataFram
 def _rank_rows(means: pd.DataFrame, higher: bool, task: str, metric: str) -> pd.DataFrame:
     mean_rank = _mean_ranks(means, higher)
     names = list(mean_rank.index)
-    return pd.DataFrame({"task": task, "metric": metric, "method": names, "mean_rank": mean_rank.to_numpy(),
-                         "position": positions(mean_rank.to_numpy(), names, False), "datasets": means.shape[1]})
+    return pd.DataFrame(
+        {
+            "task": task,
+            "metric": metric,
+            "method": names,
+            "mean_rank": mean_rank.to_numpy(),
+            "position": positions(mean_rank.to_numpy(), names, False),
+            "datasets": means.shape[1],
+        }
+    )
 
 
 def mean_improvability(means: pd.DataFrame, error: str = "score") -> pd.Series:

@@ -24,9 +24,24 @@ import pandas as pd
 
 from graphaudit.common.atomic import atomic_path
 
-__all__ = ["KEYS", "METRICS", "PROPERTY_COLUMNS", "SCHEMA", "STAGES", "STATUSES", "TASK_METRICS", "RecordError",
-           "empty_records", "read_properties", "read_record_file", "read_records", "record_path", "train_share",
-           "validate_records", "write_records"]
+__all__ = [
+    "KEYS",
+    "METRICS",
+    "PROPERTY_COLUMNS",
+    "SCHEMA",
+    "STAGES",
+    "STATUSES",
+    "TASK_METRICS",
+    "RecordError",
+    "empty_records",
+    "read_properties",
+    "read_record_file",
+    "read_records",
+    "record_path",
+    "train_share",
+    "validate_records",
+    "write_records",
+]
 
 KEYS = ("method", "dataset", "split", "partition")
 STAGES = ("train", "val", "test")
@@ -37,18 +52,39 @@ STATUSES = ("ok", "failed", "non_finite", "unavailable")
 SPLIT_PATTERN = re.compile(r"^\d+-\d+-\d+$")
 
 SCHEMA: dict[str, str] = {
-    "method": "string", "dataset": "string", "split": "string", "partition": "integer", "task": "string",
-    "trial_id": "integer", "config": "string", "signature": "string", "status": "string", "error": "string",
-    "epochs": "number", "best_epoch": "number",
+    "method": "string",
+    "dataset": "string",
+    "split": "string",
+    "partition": "integer",
+    "task": "string",
+    "trial_id": "integer",
+    "config": "string",
+    "signature": "string",
+    "status": "string",
+    "error": "string",
+    "epochs": "number",
+    "best_epoch": "number",
     **{f"{stage}_loss": "number" for stage in STAGES},
     **{f"{stage}_{metric}": "number" for stage in STAGES for metric in METRICS},
-    "fit_s": "number", "predict_s": "number", "peak_mem_fit_mb": "number", "peak_mem_predict_mb": "number",
-    "device": "string", "versions": "string",
+    "fit_s": "number",
+    "predict_s": "number",
+    "peak_mem_fit_mb": "number",
+    "peak_mem_predict_mb": "number",
+    "device": "string",
+    "versions": "string",
 }
 """Column -> kind (string, integer, number; numbers may be NaN where a trial did not produce them)."""
 
-PROPERTY_COLUMNS = ("dataset", "nodes", "avg_degree", "adjusted_homophily", "feature_dim", "feature_nonzero",
-                    "classes", "class_imbalance")
+PROPERTY_COLUMNS = (
+    "dataset",
+    "nodes",
+    "avg_degree",
+    "adjusted_homophily",
+    "feature_dim",
+    "feature_nonzero",
+    "classes",
+    "class_imbalance",
+)
 """The seven grouping properties of spec 3.2, one row per dataset."""
 
 _NON_NEGATIVE = ("epochs", "best_epoch", "fit_s", "predict_s", "peak_mem_fit_mb", "peak_mem_predict_mb")
@@ -78,8 +114,9 @@ def empty_records() -> pd.DataFrame:
 def _coerce(frame: pd.DataFrame, where: str) -> pd.DataFrame:
     missing = [c for c in SCHEMA if c not in frame.columns]
     if missing:
-        raise RecordError(f"{where}: missing columns {missing}; records need every column of "
-                          f"graphaudit.nodeground.records.SCHEMA")
+        raise RecordError(
+            f"{where}: missing columns {missing}; records need every column of graphaudit.nodeground.records.SCHEMA"
+        )
     out = frame.copy()
     for column, kind in SCHEMA.items():
         values = out[column]
@@ -143,13 +180,16 @@ def _check_ok_rows(out: pd.DataFrame, where: str) -> None:
     ok = out[out["status"] == "ok"]
     losses = ok[[f"{stage}_loss" for stage in STAGES]].to_numpy()
     if not (np.isfinite(losses) & (losses >= 0)).all():
-        raise RecordError(f"{where}: an ok trial needs finite, non-negative train / val / test losses "
-                          f"(record a non-finite run as status non_finite)")
+        raise RecordError(
+            f"{where}: an ok trial needs finite, non-negative train / val / test losses "
+            f"(record a non-finite run as status non_finite)"
+        )
     for task, metrics in TASK_METRICS.items():
         values = ok.loc[ok["task"] == task, [f"{s}_{m}" for s in STAGES for m in metrics]].to_numpy()
         if not (np.isfinite(values) & (values >= 0) & (values <= 1)).all():
-            raise RecordError(f"{where}: an ok {task} trial needs {', '.join(metrics)} on train / val / test as "
-                              f"fractions in [0, 1]")
+            raise RecordError(
+                f"{where}: an ok {task} trial needs {', '.join(metrics)} on train / val / test as fractions in [0, 1]"
+            )
 
 
 def write_records(frame: pd.DataFrame, root: str | os.PathLike[str]) -> list[Path]:

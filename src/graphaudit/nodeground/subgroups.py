@@ -57,13 +57,22 @@ def subgroup_table(properties: pd.DataFrame, boundaries: Mapping[str, Mapping[st
     for prop, spec in boundaries.items():
         for label, lower, upper in _intervals(spec):
             names = sorted(members.loc[(members["property"] == prop) & (members["subgroup"] == label), "dataset"])
-            rows.append({"property": prop, "subgroup": label, "lower": lower, "upper": upper,
-                         "datasets": len(names), "members": " ".join(names)})
+            rows.append(
+                {
+                    "property": prop,
+                    "subgroup": label,
+                    "lower": lower,
+                    "upper": upper,
+                    "datasets": len(names),
+                    "members": " ".join(names),
+                }
+            )
     return pd.DataFrame(rows, columns=TABLE12_COLUMNS)
 
 
-def subgroup_ratings(v1: pd.DataFrame, members: pd.DataFrame, primary: Mapping[str, str], settings: EloSettings
-                     ) -> pd.DataFrame:
+def subgroup_ratings(
+    v1: pd.DataFrame, members: pd.DataFrame, primary: Mapping[str, str], settings: EloSettings
+) -> pd.DataFrame:
     """Per split and subgroup with at least one dataset: each ranked method's point Elo and mean rank."""
     rows = []
     methods = ranked(v1)
@@ -77,9 +86,20 @@ def subgroup_ratings(v1: pd.DataFrame, members: pd.DataFrame, primary: Mapping[s
             elo = bradley_terry(win_matrix(table, weights, settings.tie_eps), settings.scale_for(names))
             means = dataset_means(subset, scores).reindex(names)
             mean_rank = pd.DataFrame(means).rank(ascending=False, method="average").mean(axis=1).to_numpy()
-            rows.append(pd.DataFrame({"split": split, "property": prop, "subgroup": label, "method": names,
-                                      "elo": elo, "position": positions(elo, names, True), "mean_rank": mean_rank,
-                                      "datasets": len(datasets)}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "split": split,
+                        "property": prop,
+                        "subgroup": label,
+                        "method": names,
+                        "elo": elo,
+                        "position": positions(elo, names, True),
+                        "mean_rank": mean_rank,
+                        "datasets": len(datasets),
+                    }
+                )
+            )
     if not rows:
         return pd.DataFrame({c: [] for c in SUBGROUP_COLUMNS})
     return pd.concat(rows, ignore_index=True)[SUBGROUP_COLUMNS]

@@ -28,8 +28,21 @@ from graphaudit.nodeground.subgroups import (
 from graphaudit.nodeground.tasks import slices
 from graphaudit.nodeground.tuning import CURVE_COLUMNS, TABLE7_COLUMNS, budget_curve, tuning_table
 
-__all__ = ["AGREEMENT_COHORT", "METRIC_PAIRS", "TABLE4_COLUMNS", "TABLE5_COLUMNS", "TABLE5_SUMMARY_COLUMNS",
-           "aggregation_agreement", "metric_agreement", "table3", "table4", "table5", "table6", "table7", "table12"]
+__all__ = [
+    "AGREEMENT_COHORT",
+    "METRIC_PAIRS",
+    "TABLE4_COLUMNS",
+    "TABLE5_COLUMNS",
+    "TABLE5_SUMMARY_COLUMNS",
+    "aggregation_agreement",
+    "metric_agreement",
+    "table3",
+    "table4",
+    "table5",
+    "table6",
+    "table7",
+    "table12",
+]
 
 AGREEMENT_COHORT = "V2"
 """Tables 4-7 use the complete-case cohort (the paper's 28 datasets): observed results only."""
@@ -37,18 +50,42 @@ METRIC_PAIRS = (("multiclass", "accuracy", "macro_f1"), ("binary", "auroc", "pre
 """Table 4's comparisons: Spearman for multiclass accuracy vs Macro-F1, Kendall for binary AUROC vs
 positive-class precision (both coefficients are reported for both)."""
 TABLE4_COLUMNS = ["split", "task", "metric_a", "metric_b", "methods", "datasets", "spearman", "kendall"]
-TABLE5_COLUMNS = ["split", "method", "mean_rank", "elo", "mi", "position_mean_rank", "position_elo", "position_mi",
-                  "largest_shift"]
-TABLE5_SUMMARY_COLUMNS = ["split", "first", "second", "spearman", "largest_shift", "top_first", "top_second",
-                          "top_changed", "leader_first", "leader_second", "comparison_set"]
+TABLE5_COLUMNS = [
+    "split",
+    "method",
+    "mean_rank",
+    "elo",
+    "mi",
+    "position_mean_rank",
+    "position_elo",
+    "position_mi",
+    "largest_shift",
+]
+TABLE5_SUMMARY_COLUMNS = [
+    "split",
+    "first",
+    "second",
+    "spearman",
+    "largest_shift",
+    "top_first",
+    "top_second",
+    "top_changed",
+    "leader_first",
+    "leader_second",
+    "comparison_set",
+]
 SUMMARIES = {"mean_rank": False, "elo": True, "mi": False}  # higher is better?
 log = logging.getLogger(__name__)
 
 
 def table3(ctx: RuleContext) -> None:
     """Table 3: cohort details."""
-    summary = cohort_summary(read_frame(ctx.input["cohorts"]), read_frame(ctx.input["endpoints"]),
-                             read_frame(ctx.input["dropped"]), ctx.params["reference"])
+    summary = cohort_summary(
+        read_frame(ctx.input["cohorts"]),
+        read_frame(ctx.input["endpoints"]),
+        read_frame(ctx.input["dropped"]),
+        ctx.params["reference"],
+    )
     write_result(summary, ctx.output["table3"], "Table 3: cohorts V1 / V2 / V3")
 
 
@@ -71,20 +108,33 @@ def metric_agreement(ranks: pd.DataFrame) -> pd.DataFrame:
             if a.empty:
                 continue
             spearman, kendall = _correlations(a, b)
-            rows.append({"split": split, "task": task, "metric_a": metric_a, "metric_b": metric_b,
-                         "methods": len(a), "datasets": int(part["datasets"].max()), "spearman": spearman,
-                         "kendall": kendall})
+            rows.append(
+                {
+                    "split": split,
+                    "task": task,
+                    "metric_a": metric_a,
+                    "metric_b": metric_b,
+                    "methods": len(a),
+                    "datasets": int(part["datasets"].max()),
+                    "spearman": spearman,
+                    "kendall": kendall,
+                }
+            )
     return pd.DataFrame(rows, columns=TABLE4_COLUMNS)
 
 
 def table4(ctx: RuleContext) -> None:
     """Table 4: agreement between metric-based rankings (V2)."""
-    write_result(metric_agreement(pd.read_csv(ctx.input["ranks"])), ctx.output["table4"],
-                 "Table 4: agreement between metric-based rankings (V2)")
+    write_result(
+        metric_agreement(pd.read_csv(ctx.input["ranks"])),
+        ctx.output["table4"],
+        "Table 4: agreement between metric-based rankings (V2)",
+    )
 
 
-def _summaries(frame: pd.DataFrame, elo: pd.DataFrame, ranks: pd.DataFrame, split: str, primary: Mapping[str, str],
-               error: str) -> pd.DataFrame:
+def _summaries(
+    frame: pd.DataFrame, elo: pd.DataFrame, ranks: pd.DataFrame, split: str, primary: Mapping[str, str], error: str
+) -> pd.DataFrame:
     means = dataset_means(frame, primary_column(frame, primary) if error == "score" else "test_loss")
     mean_rank = ranks[(ranks["split"] == split) & (ranks["task"] == "all")].set_index("method")["mean_rank"]
     ratings = elo[elo["split"] == split].set_index("method")["elo"]
@@ -98,8 +148,15 @@ def aggregation_agreement(summaries: pd.DataFrame, split: str, top_k: int) -> tu
     names = list(summaries.index)
     places = {name: positions(summaries[name].to_numpy(), names, higher) for name, higher in SUMMARIES.items()}
     shift = np.max([np.abs(places[a] - places[b]) for a, b in combinations(SUMMARIES, 2)], axis=0)
-    per_method = pd.DataFrame({"split": split, "method": names, **{k: summaries[k].to_numpy() for k in SUMMARIES},
-                               **{f"position_{k}": v for k, v in places.items()}, "largest_shift": shift})
+    per_method = pd.DataFrame(
+        {
+            "split": split,
+            "method": names,
+            **{k: summaries[k].to_numpy() for k in SUMMARIES},
+            **{f"position_{k}": v for k, v in places.items()},
+            "largest_shift": shift,
+        }
+    )
     rows = []
     k = min(top_k, len(names))
     for a, b in combinations(SUMMARIES, 2):
@@ -107,12 +164,21 @@ def aggregation_agreement(summaries: pd.DataFrame, split: str, top_k: int) -> tu
         signed_b = summaries[b] * (-1 if SUMMARIES[b] else 1)
         top_a = sorted(n for n, p in zip(names, places[a]) if p <= k)
         top_b = sorted(n for n, p in zip(names, places[b]) if p <= k)
-        rows.append({"split": split, "first": a, "second": b, "spearman": _correlations(signed_a, signed_b)[0],
-                     "largest_shift": int(np.abs(places[a] - places[b]).max()), "top_first": " ".join(top_a),
-                     "top_second": " ".join(top_b), "top_changed": top_a != top_b,
-                     "leader_first": names[int(np.argmin(places[a]))],
-                     "leader_second": names[int(np.argmin(places[b]))],
-                     "comparison_set": f"{len(names)} methods"})
+        rows.append(
+            {
+                "split": split,
+                "first": a,
+                "second": b,
+                "spearman": _correlations(signed_a, signed_b)[0],
+                "largest_shift": int(np.abs(places[a] - places[b]).max()),
+                "top_first": " ".join(top_a),
+                "top_second": " ".join(top_b),
+                "top_changed": top_a != top_b,
+                "leader_first": names[int(np.argmin(places[a]))],
+                "leader_second": names[int(np.argmin(places[b]))],
+                "comparison_set": f"{len(names)} methods",
+            }
+        )
     return per_method[TABLE5_COLUMNS], pd.DataFrame(rows, columns=TABLE5_SUMMARY_COLUMNS)
 
 
@@ -125,15 +191,27 @@ def table5(ctx: RuleContext) -> None:
     for name, split, frame in slices(cohorts):
         if name != AGREEMENT_COHORT:
             continue
-        summaries = _summaries(frame, elo[elo["cohort"] == name], ranks[ranks["cohort"] == name], split,
-                               ctx.params["primary"], ctx.params["mi"]["error"])
+        summaries = _summaries(
+            frame,
+            elo[elo["cohort"] == name],
+            ranks[ranks["cohort"] == name],
+            split,
+            ctx.params["primary"],
+            ctx.params["mi"]["error"],
+        )
         rows, pairs = aggregation_agreement(summaries, split, int(ctx.params["top_k"]))
         per_method.append(rows)
         summary.append(pairs)
-    write_result(pd.concat(per_method, ignore_index=True) if per_method else pd.DataFrame(columns=TABLE5_COLUMNS),
-                 ctx.output["table5"], "Table 5: mean rank, Elo and Mean Improvability (V2)")
-    write_result(pd.concat(summary, ignore_index=True) if summary else pd.DataFrame(columns=TABLE5_SUMMARY_COLUMNS),
-                 ctx.output["summary"], "Table 5: agreement between the three summaries (V2)")
+    write_result(
+        pd.concat(per_method, ignore_index=True) if per_method else pd.DataFrame(columns=TABLE5_COLUMNS),
+        ctx.output["table5"],
+        "Table 5: mean rank, Elo and Mean Improvability (V2)",
+    )
+    write_result(
+        pd.concat(summary, ignore_index=True) if summary else pd.DataFrame(columns=TABLE5_SUMMARY_COLUMNS),
+        ctx.output["summary"],
+        "Table 5: agreement between the three summaries (V2)",
+    )
 
 
 def table6(ctx: RuleContext) -> None:
@@ -149,10 +227,16 @@ def table6(ctx: RuleContext) -> None:
         pairs.append(tested.assign(split=split))
         counts.append(significance_counts(tested, list(means.index), settings["alpha"]).assign(split=split))
     count_columns, pair_columns = ["split", *SIGNIFICANCE_COLUMNS], ["split", *PAIR_COLUMNS]
-    write_result(pd.concat(counts, ignore_index=True)[count_columns] if counts else pd.DataFrame(columns=count_columns),
-                 ctx.output["table6"], "Table 6: significant wins and losses (Wilcoxon, Holm, V2)")
-    write_result(pd.concat(pairs, ignore_index=True)[pair_columns] if pairs else pd.DataFrame(columns=pair_columns),
-                 ctx.output["pairs"], "Wilcoxon signed-rank tests of every method pair (V2)")
+    write_result(
+        pd.concat(counts, ignore_index=True)[count_columns] if counts else pd.DataFrame(columns=count_columns),
+        ctx.output["table6"],
+        "Table 6: significant wins and losses (Wilcoxon, Holm, V2)",
+    )
+    write_result(
+        pd.concat(pairs, ignore_index=True)[pair_columns] if pairs else pd.DataFrame(columns=pair_columns),
+        ctx.output["pairs"],
+        "Wilcoxon signed-rank tests of every method pair (V2)",
+    )
 
 
 def table7(ctx: RuleContext) -> None:
@@ -161,12 +245,22 @@ def table7(ctx: RuleContext) -> None:
     cohorts = read_frame(ctx.input["cohorts"])
     tuning = ctx.params["tuning"]
     v2 = cohorts.loc[cohorts["cohort"] == AGREEMENT_COHORT, ["dataset", "split"]]
-    curve = budget_curve(records, v2, ctx.params["gfms"], ctx.params["primary"], tuning["budgets"],
-                         int(tuning["reorderings"]), int(ctx.params.get("seed", 0)))
+    curve = budget_curve(
+        records,
+        v2,
+        ctx.params["gfms"],
+        ctx.params["primary"],
+        tuning["budgets"],
+        int(tuning["reorderings"]),
+        int(ctx.params.get("seed", 0)),
+    )
     table = tuning_table(curve, float(tuning["within"])) if len(curve) else pd.DataFrame(columns=TABLE7_COLUMNS)
     write_result(table, ctx.output["table7"], "Table 7: tuning gains and budgets (V2, supervised methods)")
-    write_result(curve if len(curve) else pd.DataFrame(columns=CURVE_COLUMNS), ctx.output["curve"],
-                 "Tuning curves: test, validation, selection optimism and cost per budget")
+    write_result(
+        curve if len(curve) else pd.DataFrame(columns=CURVE_COLUMNS),
+        ctx.output["curve"],
+        "Tuning curves: test, validation, selection optimism and cost per budget",
+    )
 
 
 def table12(ctx: RuleContext) -> None:
@@ -182,6 +276,10 @@ def table12(ctx: RuleContext) -> None:
     cohorts = read_frame(ctx.input["cohorts"])
     present = properties[properties["dataset"].isin(set(cohorts["dataset"]))]
     write_result(subgroup_table(present, boundaries), ctx.output["table12"], "Table 12: subgroups")
-    ratings = subgroup_ratings(cohorts[cohorts["cohort"] == "V1"], assign_subgroups(present, boundaries),
-                               ctx.params["primary"], EloSettings.from_config(ctx.params["elo"]))
+    ratings = subgroup_ratings(
+        cohorts[cohorts["cohort"] == "V1"],
+        assign_subgroups(present, boundaries),
+        ctx.params["primary"],
+        EloSettings.from_config(ctx.params["elo"]),
+    )
     write_result(ratings, ctx.output["subgroups"], "Subgroup ratings (V1)")

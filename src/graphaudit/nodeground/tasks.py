@@ -27,9 +27,19 @@ from graphaudit.nodeground.rankings import (
 )
 from graphaudit.nodeground.records import STATUSES, read_records
 
-__all__ = ["COVERAGE_COLUMNS", "coverage", "nodeground_checks", "nodeground_cohorts", "nodeground_elo",
-           "nodeground_endpoints",
-           "nodeground_frontier", "nodeground_ranks", "nodeground_records", "nodeground_winrate", "slices"]
+__all__ = [
+    "COVERAGE_COLUMNS",
+    "coverage",
+    "nodeground_checks",
+    "nodeground_cohorts",
+    "nodeground_elo",
+    "nodeground_endpoints",
+    "nodeground_frontier",
+    "nodeground_ranks",
+    "nodeground_records",
+    "nodeground_winrate",
+    "slices",
+]
 
 COVERAGE_COLUMNS = ["method", "split", "datasets", "searches", "trials", *STATUSES]
 log = logging.getLogger(__name__)
@@ -39,12 +49,17 @@ def coverage(records: pd.DataFrame) -> pd.DataFrame:
     """Per method and split: datasets, searches and trials recorded, and the trials of each status."""
     if records.empty:
         return pd.DataFrame({c: [] for c in COVERAGE_COLUMNS})
-    counts = records.pivot_table(index=["method", "split"], columns="status", values="trial_id", aggfunc="size",
-                                 fill_value=0).reindex(columns=list(STATUSES), fill_value=0)
+    counts = records.pivot_table(
+        index=["method", "split"], columns="status", values="trial_id", aggfunc="size", fill_value=0
+    ).reindex(columns=list(STATUSES), fill_value=0)
     grouped = records.groupby(["method", "split"])
-    frame = pd.DataFrame({"datasets": grouped["dataset"].nunique(),
-                          "searches": grouped[["dataset", "partition"]].apply(lambda g: len(g.drop_duplicates())),
-                          "trials": grouped.size()}).join(counts)
+    frame = pd.DataFrame(
+        {
+            "datasets": grouped["dataset"].nunique(),
+            "searches": grouped[["dataset", "partition"]].apply(lambda g: len(g.drop_duplicates())),
+            "trials": grouped.size(),
+        }
+    ).join(counts)
     return frame.reset_index()[COVERAGE_COLUMNS]
 
 
@@ -66,8 +81,12 @@ def nodeground_endpoints(ctx: RuleContext) -> None:
 def nodeground_cohorts(ctx: RuleContext) -> None:
     """V1, V2 and V3 (long frame) and the units each cohort had to drop."""
     settings = ctx.params["cohorts"]
-    cohorts, dropped = build_cohorts(read_frame(ctx.input["endpoints"]), settings["reference"],
-                                     settings.get("overlap", {}), settings["complete_case"])
+    cohorts, dropped = build_cohorts(
+        read_frame(ctx.input["endpoints"]),
+        settings["reference"],
+        settings.get("overlap", {}),
+        settings["complete_case"],
+    )
     write_frame(cohorts, ctx.output["cohorts"])
     write_frame(dropped, ctx.output["dropped"])
 
@@ -90,8 +109,9 @@ def nodeground_elo(ctx: RuleContext) -> None:
     cohorts = read_frame(ctx.input["cohorts"])
     parts = []
     for name, split, frame in slices(cohorts):
-        ratings = elo_ratings(frame, primary_column(frame, ctx.params["primary"]), settings,
-                              (name, split, int(ctx.params.get("seed", 0))))
+        ratings = elo_ratings(
+            frame, primary_column(frame, ctx.params["primary"]), settings, (name, split, int(ctx.params.get("seed", 0)))
+        )
         parts.append(ratings.assign(cohort=name, split=split))
     write_result(_collect(parts, ELO_COLUMNS), ctx.output["elo"], "NodeGround Elo per cohort and split")
 
@@ -99,17 +119,23 @@ def nodeground_elo(ctx: RuleContext) -> None:
 def nodeground_ranks(ctx: RuleContext) -> None:
     """Mean within-dataset rank per metric and task type in every cohort slice (Figures 11-14)."""
     cohorts = read_frame(ctx.input["cohorts"])
-    parts = [metric_ranks(frame, ctx.params["primary"]).assign(cohort=name, split=split)
-             for name, split, frame in slices(cohorts)]
+    parts = [
+        metric_ranks(frame, ctx.params["primary"]).assign(cohort=name, split=split)
+        for name, split, frame in slices(cohorts)
+    ]
     write_result(_collect(parts, RANK_COLUMNS), ctx.output["ranks"], "NodeGround mean ranks per metric")
 
 
 def nodeground_winrate(ctx: RuleContext) -> None:
     """Pairwise win rates over per-dataset means of the primary metric, V1 (Figure 17)."""
     cohorts = read_frame(ctx.input["cohorts"])
-    parts = [win_rates(dataset_means(frame, primary_column(frame, ctx.params["primary"])),
-                       float(ctx.params["tie_eps"])).assign(split=split)
-             for name, split, frame in slices(cohorts) if name == "V1"]
+    parts = [
+        win_rates(
+            dataset_means(frame, primary_column(frame, ctx.params["primary"])), float(ctx.params["tie_eps"])
+        ).assign(split=split)
+        for name, split, frame in slices(cohorts)
+        if name == "V1"
+    ]
     write_result(_collect(parts, ["split", *WIN_COLUMNS]), ctx.output["winrate"], "NodeGround win rates, V1")
 
 
@@ -130,11 +156,12 @@ def nodeground_frontier(ctx: RuleContext) -> None:
     write_result(_collect(parts, columns), ctx.output["frontier"], "NodeGround performance-cost frontiers")
 
 
-
 def nodeground_checks(ctx: RuleContext) -> None:
     """Every check of :mod:`graphaudit.nodeground.checks` on this run's tables (the claims read them)."""
-    tables = {name: read_frame(path) if str(path).endswith(".parquet") else pd.read_csv(path)
-              for name, path in ctx.input.items()}
+    tables = {
+        name: read_frame(path) if str(path).endswith(".parquet") else pd.read_csv(path)
+        for name, path in ctx.input.items()
+    }
     tuning = ctx.params["tuning"]
     results = load_results(tables, list(tuning["budgets"]), int(tuning["reorderings"]))
     write_result(evaluate_checks(results), ctx.output["checks"], "NodeGround checks (the claims read them)")

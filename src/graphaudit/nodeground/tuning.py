@@ -37,8 +37,22 @@ __all__ = [
 ]
 
 CURVE_COLUMNS = ["split", "method", "budget", "test", "val", "optimism", "cost", "searches", "datasets"]
-TABLE7_COLUMNS = ["split", "method", "datasets", "searches", "default", "full", "gain", "k_star", "cost_k_star",
-                  "full_budget", "full_cost", "gain_after_50", "optimism_full", "optimism_max"]
+TABLE7_COLUMNS = [
+    "split",
+    "method",
+    "datasets",
+    "searches",
+    "default",
+    "full",
+    "gain",
+    "k_star",
+    "cost_k_star",
+    "full_budget",
+    "full_cost",
+    "gain_after_50",
+    "optimism_full",
+    "optimism_max",
+]
 
 
 def capped_budgets(budgets: Sequence[int], largest: int) -> list[int]:
@@ -74,8 +88,15 @@ def replay_search(trials: pd.DataFrame, budgets: Sequence[int], orders: np.ndarr
     return np.take_along_axis(orders, running[:, picks] % n, axis=1)
 
 
-def budget_curve(records: pd.DataFrame, datasets: pd.DataFrame, gfms: Sequence[str], primary: dict[str, str],
-                 budgets: Sequence[int], reorderings: int, seed: int) -> pd.DataFrame:
+def budget_curve(
+    records: pd.DataFrame,
+    datasets: pd.DataFrame,
+    gfms: Sequence[str],
+    primary: dict[str, str],
+    budgets: Sequence[int],
+    reorderings: int,
+    seed: int,
+) -> pd.DataFrame:
     """P(k), V(k), SO(k) and the cost multiple per split, supervised method and budget, over the searches of
     the given (dataset, split) pairs whose default succeeded."""
     if records.empty or datasets.empty:
@@ -100,9 +121,16 @@ def budget_curve(records: pd.DataFrame, datasets: pd.DataFrame, gfms: Sequence[s
         best = select_trials(search).iloc[0]
         default_cost = fit[0] + np.nan_to_num(search["predict_s"].iloc[0])
         full_cost = fit.sum() + np.nan_to_num(best["predict_s"])
-        rows.append({"split": split, "method": method, "dataset": dataset, "test": 100.0 * test.mean(axis=0),
-                     "val": 100.0 * val.mean(axis=0),
-                     "ratio": full_cost / default_cost if default_cost > 0 else np.nan})
+        rows.append(
+            {
+                "split": split,
+                "method": method,
+                "dataset": dataset,
+                "test": 100.0 * test.mean(axis=0),
+                "val": 100.0 * val.mean(axis=0),
+                "ratio": full_cost / default_cost if default_cost > 0 else np.nan,
+            }
+        )
     return _aggregate(rows, ks)
 
 
@@ -117,10 +145,19 @@ def _aggregate(rows: list[dict], ks: list[int]) -> pd.DataFrame:
         full = float(np.exp(np.log(ratios).mean())) if len(ratios) else np.nan
         span = max(ks[-1] - 1, 1)
         for i, k in enumerate(ks):
-            out.append({"split": split, "method": method, "budget": k, "test": test[i], "val": val[i],
-                        "optimism": (val[i] - val[0]) - (test[i] - test[0]),
-                        "cost": 1.0 + (k - 1) / span * (full - 1.0), "searches": len(group),
-                        "datasets": group["dataset"].nunique()})
+            out.append(
+                {
+                    "split": split,
+                    "method": method,
+                    "budget": k,
+                    "test": test[i],
+                    "val": val[i],
+                    "optimism": (val[i] - val[0]) - (test[i] - test[0]),
+                    "cost": 1.0 + (k - 1) / span * (full - 1.0),
+                    "searches": len(group),
+                    "datasets": group["dataset"].nunique(),
+                }
+            )
     return pd.DataFrame(out, columns=CURVE_COLUMNS)
 
 
@@ -134,10 +171,22 @@ def tuning_table(curve: pd.DataFrame, within: float = 1.0) -> pd.DataFrame:
         full = group.iloc[-1]
         reached = group[group["test"] >= full["test"] - within].iloc[0]
         at_50 = group[group["budget"] == 50]
-        rows.append({"split": split, "method": method, "datasets": int(full["datasets"]),
-                     "searches": int(full["searches"]), "default": group.iloc[0]["test"], "full": full["test"],
-                     "gain": full["test"] - group.iloc[0]["test"], "k_star": int(reached["budget"]),
-                     "cost_k_star": reached["cost"], "full_budget": int(full["budget"]), "full_cost": full["cost"],
-                     "gain_after_50": full["test"] - at_50["test"].iloc[0] if len(at_50) else np.nan,
-                     "optimism_full": full["optimism"], "optimism_max": group["optimism"].max()})
+        rows.append(
+            {
+                "split": split,
+                "method": method,
+                "datasets": int(full["datasets"]),
+                "searches": int(full["searches"]),
+                "default": group.iloc[0]["test"],
+                "full": full["test"],
+                "gain": full["test"] - group.iloc[0]["test"],
+                "k_star": int(reached["budget"]),
+                "cost_k_star": reached["cost"],
+                "full_budget": int(full["budget"]),
+                "full_cost": full["cost"],
+                "gain_after_50": full["test"] - at_50["test"].iloc[0] if len(at_50) else np.nan,
+                "optimism_full": full["optimism"],
+                "optimism_max": group["optimism"].max(),
+            }
+        )
     return pd.DataFrame(rows, columns=TABLE7_COLUMNS)

@@ -143,8 +143,16 @@ def elbo(adj: np.ndarray, blocks: np.ndarray, resp: np.ndarray) -> float:
 
 
 @numba.njit(cache=True)
-def _coordinate_ascent(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.ndarray, log_1mb: np.ndarray,
-                       resp: np.ndarray, free: np.ndarray, iterations: int, tol: float) -> None:
+def _coordinate_ascent(
+    indptr: np.ndarray,
+    neighbours: np.ndarray,
+    log_b: np.ndarray,
+    log_1mb: np.ndarray,
+    resp: np.ndarray,
+    free: np.ndarray,
+    iterations: int,
+    tol: float,
+) -> None:
     """Update ``resp`` in place, one node at a time (each update uses the others' current memberships, so
     the ELBO never decreases; all-nodes-at-once updates can oscillate); rows with ``free[v]`` False are
     held fixed. Stops when no entry moved by more than ``tol`` in an iteration."""
@@ -190,8 +198,15 @@ def _check_clamp(clamp: np.ndarray | None, n: int, k: int) -> np.ndarray:
     return clamp.astype(np.int64)
 
 
-def mean_field(adj: np.ndarray, blocks: np.ndarray, rng: np.random.Generator, restarts: int = 8,
-               iterations: int = 200, tol: float = 1e-6, clamp: np.ndarray | None = None) -> MeanField:
+def mean_field(
+    adj: np.ndarray,
+    blocks: np.ndarray,
+    rng: np.random.Generator,
+    restarts: int = 8,
+    iterations: int = 200,
+    tol: float = 1e-6,
+    clamp: np.ndarray | None = None,
+) -> MeanField:
     """Fit soft block memberships by coordinate ascent from ``restarts`` Dirichlet(1) starts; keep the
     restart with the highest :func:`elbo` (first on ties). Works for any symmetric K x K block matrix.
 
@@ -212,14 +227,23 @@ def mean_field(adj: np.ndarray, blocks: np.ndarray, rng: np.random.Generator, re
         fits.append(resp)
         objectives[restart] = elbo(adj, blocks, resp)
     best = int(np.argmax(objectives))
-    return MeanField(resp=fits[best], objective=float(objectives[best]), restart=best,
-                     restart_objectives=objectives)
+    return MeanField(resp=fits[best], objective=float(objectives[best]), restart=best, restart_objectives=objectives)
 
 
 # ---- Gibbs sampler ----------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _log_weights(v: int, z: np.ndarray, nbr: np.ndarray, sizes: np.ndarray, log_b: np.ndarray,
-                 log_1mb: np.ndarray, size_prior: bool, lo: int, hi: int, out: np.ndarray) -> None:
+def _log_weights(
+    v: int,
+    z: np.ndarray,
+    nbr: np.ndarray,
+    sizes: np.ndarray,
+    log_b: np.ndarray,
+    log_1mb: np.ndarray,
+    size_prior: bool,
+    lo: int,
+    hi: int,
+    out: np.ndarray,
+) -> None:
     """Unnormalised log-probabilities of node ``v`` joining each block (``out``, -inf = forbidden).
 
     Likelihood: Σ_l nbr[v,l] log B[k,l] + (sizes[l] - [l = z_v] - nbr[v,l]) log(1 - B[k,l]). With the size
@@ -241,8 +265,7 @@ def _log_weights(v: int, z: np.ndarray, nbr: np.ndarray, sizes: np.ndarray, log_
 
 
 @numba.njit(cache=True)
-def _add_size_weights(v: int, z: np.ndarray, sizes: np.ndarray, shift: int, lo: int, hi: int,
-                     out: np.ndarray) -> None:
+def _add_size_weights(v: int, z: np.ndarray, sizes: np.ndarray, shift: int, lo: int, hi: int, out: np.ndarray) -> None:
     """Add the size prior's log(s_k + shift) (s_k: size of k without ``v``) to ``out`` and apply the range
     rule of :func:`_log_weights` (shift 1: prior Π s_k!; shift 0: CLUSTER's Π (s_k - 1)!)."""
     k = sizes.shape[0]
@@ -291,8 +314,17 @@ def _blocks_out_of_range(sizes: np.ndarray, lo: int, hi: int) -> int:
 
 
 @numba.njit(cache=True)
-def _move(v: int, new: int, indptr: np.ndarray, neighbours: np.ndarray, z: np.ndarray, nbr: np.ndarray,
-          sizes: np.ndarray, lo: int, hi: int) -> int:
+def _move(
+    v: int,
+    new: int,
+    indptr: np.ndarray,
+    neighbours: np.ndarray,
+    z: np.ndarray,
+    nbr: np.ndarray,
+    sizes: np.ndarray,
+    lo: int,
+    hi: int,
+) -> int:
     """Move node ``v`` into block ``new``, updating ``z``, the block sizes and its neighbours' block counts;
     returns the change in the number of blocks whose size is out of ``lo..hi``."""
     old = z[v]
@@ -307,9 +339,20 @@ def _move(v: int, new: int, indptr: np.ndarray, neighbours: np.ndarray, z: np.nd
 
 
 @numba.njit(cache=True)
-def _chain(indptr: np.ndarray, neighbours: np.ndarray, log_b: np.ndarray, log_1mb: np.ndarray, z: np.ndarray,
-           nbr: np.ndarray, sizes: np.ndarray, uniforms: np.ndarray, size_prior: bool, lo: int, hi: int,
-           trace: np.ndarray) -> int:
+def _chain(
+    indptr: np.ndarray,
+    neighbours: np.ndarray,
+    log_b: np.ndarray,
+    log_1mb: np.ndarray,
+    z: np.ndarray,
+    nbr: np.ndarray,
+    sizes: np.ndarray,
+    uniforms: np.ndarray,
+    size_prior: bool,
+    lo: int,
+    hi: int,
+    trace: np.ndarray,
+) -> int:
     """Run ``len(uniforms)`` sweeps (nodes 0..N-1 in order), updating ``z``/``nbr``/``sizes`` in place and
     writing the assignment after each sweep to ``trace``; returns the entry sweep (see :class:`ChainTrace`)."""
     k = sizes.shape[0]
@@ -342,8 +385,14 @@ def _check_feasible(n: int, k: int, size_range: tuple[int, int]) -> None:
         raise ValueError(f"no assignment of {n} nodes to {k} blocks has every size in {size_range}")
 
 
-def conditional_log_weights(adj: np.ndarray, blocks: np.ndarray, z: np.ndarray, v: int, size_prior: bool,
-                            size_range: tuple[int, int] = SIZE_RANGE) -> np.ndarray:
+def conditional_log_weights(
+    adj: np.ndarray,
+    blocks: np.ndarray,
+    z: np.ndarray,
+    v: int,
+    size_prior: bool,
+    size_range: tuple[int, int] = SIZE_RANGE,
+) -> np.ndarray:
     """The Gibbs log-weights of node ``v`` over the K blocks given the rest of ``z`` (the kernel's own
     function, for tests and diagnostics)."""
     adj = as_adjacency(adj)
@@ -355,8 +404,14 @@ def conditional_log_weights(adj: np.ndarray, blocks: np.ndarray, z: np.ndarray, 
     return out
 
 
-def sample_chain(adj: np.ndarray, blocks: np.ndarray, start: np.ndarray, uniforms: np.ndarray, size_prior: bool,
-                 size_range: tuple[int, int] = SIZE_RANGE) -> ChainTrace:
+def sample_chain(
+    adj: np.ndarray,
+    blocks: np.ndarray,
+    start: np.ndarray,
+    uniforms: np.ndarray,
+    size_prior: bool,
+    size_range: tuple[int, int] = SIZE_RANGE,
+) -> ChainTrace:
     """Run one sweep per row of ``uniforms`` ((sweeps, N), in [0, 1)) from assignment ``start``."""
     adj = as_adjacency(adj)
     log_b, log_1mb = log_blocks(blocks)
@@ -369,13 +424,22 @@ def sample_chain(adj: np.ndarray, blocks: np.ndarray, start: np.ndarray, uniform
     nbr, sizes = chain_state(adj, z, len(log_b))
     indptr, neighbours = csr(adj)
     trace = np.empty(uniforms.shape, dtype=np.int8)
-    entered = _chain(indptr, neighbours, log_b, log_1mb, z, nbr, sizes, uniforms, size_prior,
-                     size_range[0], size_range[1], trace)
+    entered = _chain(
+        indptr, neighbours, log_b, log_1mb, z, nbr, sizes, uniforms, size_prior, size_range[0], size_range[1], trace
+    )
     return ChainTrace(assignments=trace, entered_range=int(entered))
 
 
-def gibbs(adj: np.ndarray, blocks: np.ndarray, start: np.ndarray, seed: int | np.random.SeedSequence,
-          sweeps: int, burn_in: int, size_prior: bool, size_range: tuple[int, int] = SIZE_RANGE) -> GibbsResult:
+def gibbs(
+    adj: np.ndarray,
+    blocks: np.ndarray,
+    start: np.ndarray,
+    seed: int | np.random.SeedSequence,
+    sweeps: int,
+    burn_in: int,
+    size_prior: bool,
+    size_range: tuple[int, int] = SIZE_RANGE,
+) -> GibbsResult:
     """Gibbs chain of ``sweeps`` sweeps; P(pattern) of each node over the sweeps after ``burn_in``.
 
     The weight of moving into block k is (s_k + 1) x likelihood with ``size_prior`` (plus the range rule of
@@ -391,13 +455,23 @@ def gibbs(adj: np.ndarray, blocks: np.ndarray, start: np.ndarray, seed: int | np
     uniforms = np.random.default_rng(seed).random((sweeps, n))
     trace = sample_chain(adj, blocks, start, uniforms, size_prior, size_range)
     start_sizes = np.bincount(np.asarray(start), minlength=len(blocks))
-    return GibbsResult(pattern_share=(trace.assignments[burn_in:] == PATTERN_BLOCK).mean(axis=0),
-                       entered_range=trace.entered_range, start_in_range=in_range(start_sizes, size_range))
+    return GibbsResult(
+        pattern_share=(trace.assignments[burn_in:] == PATTERN_BLOCK).mean(axis=0),
+        entered_range=trace.entered_range,
+        start_in_range=in_range(start_sizes, size_range),
+    )
 
 
-def pattern_blind_posterior(adj: np.ndarray, seed: int, size_prior: bool = True, sweeps: int = 1000,
-                            burn_in: int = 200, restarts: int = 8, iterations: int = 200,
-                            start: np.ndarray | None = None) -> BlindResult:
+def pattern_blind_posterior(
+    adj: np.ndarray,
+    seed: int,
+    size_prior: bool = True,
+    sweeps: int = 1000,
+    burn_in: int = 200,
+    restarts: int = 8,
+    iterations: int = 200,
+    start: np.ndarray | None = None,
+) -> BlindResult:
     """P(node in the pattern block) for one graph: mean field (``restarts`` x ``iterations``), then Gibbs from
     the argmax assignment, or from ``start`` when given (the planted-start check). The no-size-prior variant
     of the spec is ``size_prior=False, sweeps=250, burn_in=50``.
@@ -409,13 +483,25 @@ def pattern_blind_posterior(adj: np.ndarray, seed: int, size_prior: bool = True,
     fit = mean_field(adj, PATTERN_BLOCKS, np.random.default_rng(mf_seed), restarts, iterations)
     begin = np.argmax(fit.resp, axis=1) if start is None else start
     chain = gibbs(adj, PATTERN_BLOCKS, begin, gibbs_seed, sweeps, burn_in, size_prior)
-    return BlindResult(posterior=chain.pattern_share, start_in_range=chain.start_in_range,
-                       entered_range=chain.entered_range, mf_objective=fit.objective)
+    return BlindResult(
+        posterior=chain.pattern_share,
+        start_in_range=chain.start_in_range,
+        entered_range=chain.entered_range,
+        mf_objective=fit.objective,
+    )
 
 
-
-def start_checks(adj: np.ndarray, labels: np.ndarray, seed: int, size_prior: bool, sweeps: int, burn_in: int,
-                 restarts: int = 8, iterations: int = 200, random_chains: int = 0) -> dict[str, np.ndarray]:
+def start_checks(
+    adj: np.ndarray,
+    labels: np.ndarray,
+    seed: int,
+    size_prior: bool,
+    sweeps: int,
+    burn_in: int,
+    restarts: int = 8,
+    iterations: int = 200,
+    random_chains: int = 0,
+) -> dict[str, np.ndarray]:
     """The Appendix B robustness chains of one graph: the usual chain (identical to
     :func:`pattern_blind_posterior` with the same seed), a chain started at the planted nodes with every other
     node in its most probable host block under the same fit (it reads the test labels: a check, not a
@@ -433,8 +519,12 @@ def start_checks(adj: np.ndarray, labels: np.ndarray, seed: int, size_prior: boo
     def share(start: np.ndarray, chain_seed: np.random.SeedSequence) -> np.ndarray:
         return gibbs(adj, PATTERN_BLOCKS, start, chain_seed, sweeps, burn_in, size_prior).pattern_share
 
-    return {"usual": share(usual, gibbs_seed), "planted": share(planted, gibbs_seed),
-            "random": np.array([share(z, s) for z, s in zip(starts, chain_seeds)]).reshape(random_chains, len(adj))}
+    return {
+        "usual": share(usual, gibbs_seed),
+        "planted": share(planted, gibbs_seed),
+        "random": np.array([share(z, s) for z, s in zip(starts, chain_seeds)]).reshape(random_chains, len(adj)),
+    }
+
 
 # ---- decision (Eq. 1) -------------------------------------------------------------------------------
 def class_prior_threshold(n_pattern: int, n_total: int) -> float:

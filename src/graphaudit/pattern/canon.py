@@ -16,8 +16,17 @@ import numpy as np
 from graphaudit.common.atomic import write_npz
 from graphaudit.pattern.graphs import DenseGraphs, pack_graphs, to_igraph
 
-__all__ = ["LibraryPattern", "automorphisms", "canonical_key", "canonical_labels", "library_from_labels",
-           "load_library", "planted_pattern", "reuse_table", "save_library"]
+__all__ = [
+    "LibraryPattern",
+    "automorphisms",
+    "canonical_key",
+    "canonical_labels",
+    "library_from_labels",
+    "load_library",
+    "planted_pattern",
+    "reuse_table",
+    "save_library",
+]
 
 
 @dataclass(frozen=True)
@@ -74,18 +83,28 @@ def library_from_labels(patterns: Iterable[tuple[np.ndarray, np.ndarray]]) -> tu
 
 def save_library(path: str | os.PathLike[str], library: Sequence[LibraryPattern]) -> None:
     """Library as a pickle-free npz: the patterns as dense graphs, their keys and automorphism counts."""
-    graphs = pack_graphs([p.adj for p in library], [p.features for p in library],
-                         [np.zeros(p.size, np.uint8) for p in library])
-    write_npz(path, node_ptr=graphs.node_ptr, bit_ptr=graphs.bit_ptr, bits=graphs.bits, x=graphs.x,
-              keys=np.array([p.key for p in library], dtype=np.str_), aut=np.array([p.aut for p in library]))
+    graphs = pack_graphs(
+        [p.adj for p in library], [p.features for p in library], [np.zeros(p.size, np.uint8) for p in library]
+    )
+    write_npz(
+        path,
+        node_ptr=graphs.node_ptr,
+        bit_ptr=graphs.bit_ptr,
+        bits=graphs.bits,
+        x=graphs.x,
+        keys=np.array([p.key for p in library], dtype=np.str_),
+        aut=np.array([p.aut for p in library]),
+    )
 
 
 def load_library(path: str | os.PathLike[str]) -> list[LibraryPattern]:
     with np.load(path, allow_pickle=False) as data:
         graphs = DenseGraphs(data["node_ptr"], data["bit_ptr"], data["bits"], data["x"], np.zeros_like(data["x"]))
         keys, aut = data["keys"].tolist(), data["aut"].tolist()
-    return [LibraryPattern(keys[k], graphs.adjacency(k), graphs.features(k).copy(), int(aut[k]))
-            for k in range(graphs.num_graphs)]
+    return [
+        LibraryPattern(keys[k], graphs.adjacency(k), graphs.features(k).copy(), int(aut[k]))
+        for k in range(graphs.num_graphs)
+    ]
 
 
 def _per_key(keys: Sequence[str]) -> np.ndarray:
@@ -93,24 +112,27 @@ def _per_key(keys: Sequence[str]) -> np.ndarray:
     return counts
 
 
-def reuse_table(train: Sequence[str], val: Sequence[str], test: Sequence[str],
-                library: Sequence[LibraryPattern]) -> list[dict]:
+def reuse_table(
+    train: Sequence[str], val: Sequence[str], test: Sequence[str], library: Sequence[LibraryPattern]
+) -> list[dict]:
     """Table 6: how the planted patterns (by canonical key) are reused across the splits."""
     known = set(train)
     sizes = np.array([p.size for p in library])
     per_train, per_test = _per_key(train), _per_key(test)
-    rows = [("training graphs", len(train)),
-            ("distinct planted patterns in training", len(known)),
-            ("training graphs per pattern (min)", int(per_train.min())),
-            ("training graphs per pattern (max)", int(per_train.max())),
-            ("validation graphs whose pattern occurs in training (%)", 100.0 * np.mean([k in known for k in val])),
-            ("test graphs whose pattern occurs in training (%)", 100.0 * np.mean([k in known for k in test])),
-            ("distinct planted patterns in the test split", len(set(test))),
-            ("test graphs per pattern (min)", int(per_test.min())),
-            ("test graphs per pattern (max)", int(per_test.max())),
-            ("pattern size min", int(sizes.min())),
-            ("pattern size median", float(np.median(sizes))),
-            ("pattern size max", int(sizes.max())),
-            ("pattern size mean", float(sizes.mean())),
-            ("patterns with 14 or more nodes", int((sizes >= 14).sum()))]
+    rows = [
+        ("training graphs", len(train)),
+        ("distinct planted patterns in training", len(known)),
+        ("training graphs per pattern (min)", int(per_train.min())),
+        ("training graphs per pattern (max)", int(per_train.max())),
+        ("validation graphs whose pattern occurs in training (%)", 100.0 * np.mean([k in known for k in val])),
+        ("test graphs whose pattern occurs in training (%)", 100.0 * np.mean([k in known for k in test])),
+        ("distinct planted patterns in the test split", len(set(test))),
+        ("test graphs per pattern (min)", int(per_test.min())),
+        ("test graphs per pattern (max)", int(per_test.max())),
+        ("pattern size min", int(sizes.min())),
+        ("pattern size median", float(np.median(sizes))),
+        ("pattern size max", int(sizes.max())),
+        ("pattern size mean", float(sizes.mean())),
+        ("patterns with 14 or more nodes", int((sizes >= 14).sum())),
+    ]
     return [{"quantity": q, "value": v} for q, v in rows]

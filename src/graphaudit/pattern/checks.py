@@ -18,10 +18,10 @@ def same_block_share(law: PatternLaw) -> float:
     """s: the share of host node pairs inside one block, E[sum s_k(s_k - 1)] / E[N(N - 1)] under the law."""
     low, high = law.host_size
     sizes = np.arange(low, high + 1, dtype=np.float64)
-    mean, second = sizes.mean(), (sizes ** 2).mean()
+    mean, second = sizes.mean(), (sizes**2).mean()
     within = law.blocks * (second - mean)
     n_mean = law.blocks * mean
-    n_second = law.blocks * (second - mean ** 2) + n_mean ** 2
+    n_second = law.blocks * (second - mean**2) + n_mean**2
     return float(within / (n_second - n_mean))
 
 
@@ -65,16 +65,27 @@ def generator_checks(library: Sequence[LibraryPattern], train: DenseGraphs, law:
     features = np.concatenate([p.features for p in library])
     feature_counts = np.bincount(features, minlength=law.features)
     return [
-        {"check": "pattern size chi-square p (uniform law)", "observed": float(stats.chisquare(size_counts).pvalue),
-         "released": 0.61, "law": None},
+        {
+            "check": "pattern size chi-square p (uniform law)",
+            "observed": float(stats.chisquare(size_counts).pvalue),
+            "released": 0.61,
+            "law": None,
+        },
         {"check": "mean pattern size", "observed": float(sizes.mean()), "released": 21.0, "law": (low + high) / 2},
         {"check": "patterns below 14 nodes", "observed": int((sizes < 14).sum()), "released": 24, "law": None},
-        {"check": "internal edge density", "observed": _internal_density(library), "released": 0.496,
-         "law": law.p},
-        {"check": "feature chi-square p (uniform)", "observed": float(stats.chisquare(feature_counts).pvalue),
-         "released": 0.67, "law": None},
-        {"check": "pattern-host join rate (train)", "observed": pattern_host_rate(train), "released": 0.500,
-         "law": law.pattern_host},
+        {"check": "internal edge density", "observed": _internal_density(library), "released": 0.496, "law": law.p},
+        {
+            "check": "feature chi-square p (uniform)",
+            "observed": float(stats.chisquare(feature_counts).pvalue),
+            "released": 0.67,
+            "law": None,
+        },
+        {
+            "check": "pattern-host join rate (train)",
+            "observed": pattern_host_rate(train),
+            "released": 0.500,
+            "law": law.pattern_host,
+        },
         {"check": "training pattern-node share", "observed": float(train.y.mean()), "released": 0.177, "law": None},
         {"check": "same-block pair share s", "observed": same_block_share(law), "released": 0.22, "law": None},
         {"check": "mean host density p-bar", "observed": mean_host_density(law), "released": 0.38, "law": None},

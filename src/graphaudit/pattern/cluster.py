@@ -30,15 +30,17 @@ __all__ = ["ClusterLaw", "check_cluster_graphs", "draw_graph", "generate_split",
 class ClusterLaw:
     """The generator's parameters (notebook names in comments); ``size`` is an inclusive range."""
 
-    blocks: int = 6                     # nb_clusters
-    size: tuple[int, int] = (5, 34)     # size_min, size_max - 1
-    p: float = 0.55                     # within a block
-    q: float = 0.25                     # across blocks
+    blocks: int = 6  # nb_clusters
+    size: tuple[int, int] = (5, 34)  # size_min, size_max - 1
+    p: float = 0.55  # within a block
+    q: float = 0.25  # across blocks
 
     def __post_init__(self) -> None:
         if self.blocks < 1 or not 1 <= self.size[0] <= self.size[1]:
-            raise ValueError(f"need blocks >= 1 and a size range 1 <= low <= high (every block holds its revealed "
-                             f"node), got blocks={self.blocks}, size={self.size}")
+            raise ValueError(
+                f"need blocks >= 1 and a size range 1 <= low <= high (every block holds its revealed "
+                f"node), got blocks={self.blocks}, size={self.size}"
+            )
         if not (0 < self.p < 1 and 0 < self.q < 1):
             raise ValueError(f"edge probabilities must lie strictly between 0 and 1, got p={self.p}, q={self.q}")
 
@@ -80,8 +82,10 @@ def revealed_nodes(x: np.ndarray, blocks: int) -> np.ndarray:
     for r in range(blocks):
         nodes = np.flatnonzero(x == r + 1)
         if len(nodes) != 1:
-            raise ValueError(f"{len(nodes)} nodes carry feature {r + 1}; CLUSTER reveals exactly one node per "
-                             f"block (feature r + 1 for block r) - is this a CLUSTER graph with {blocks} blocks?")
+            raise ValueError(
+                f"{len(nodes)} nodes carry feature {r + 1}; CLUSTER reveals exactly one node per "
+                f"block (feature r + 1 for block r) - is this a CLUSTER graph with {blocks} blocks?"
+            )
         found.append(nodes[0])
     return np.asarray(found, dtype=np.int64)
 
@@ -92,8 +96,10 @@ def check_cluster_graphs(graphs: DenseGraphs, law: ClusterLaw) -> None:
         revealed = revealed_nodes(graphs.features(g), law.blocks)
         labels = graphs.labels(g)[revealed]
         if not np.array_equal(labels, np.arange(law.blocks)):
-            raise ValueError(f"graph {g}: the nodes with features 1..{law.blocks} have labels {labels.tolist()}, "
-                             f"expected 0..{law.blocks - 1}; the features do not follow CLUSTER's rule")
+            raise ValueError(
+                f"graph {g}: the nodes with features 1..{law.blocks} have labels {labels.tolist()}, "
+                f"expected 0..{law.blocks - 1}; the features do not follow CLUSTER's rule"
+            )
 
 
 def release_test(gs: GraphSet, law: ClusterLaw = ClusterLaw()) -> DenseGraphs:

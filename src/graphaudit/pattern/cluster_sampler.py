@@ -57,12 +57,12 @@ import numpy as np
 from graphaudit.common.progress import track
 from graphaudit.common.seeds import stable_seed
 from graphaudit.pattern.blind import (
+    MeanField,
     _add_size_weights,
     _blocks_out_of_range,
     _draw,
     _log_weights,
     _move,
-    MeanField,
     as_adjacency,
     chain_state,
     csr,
@@ -73,9 +73,26 @@ from graphaudit.pattern.blind import (
 from graphaudit.pattern.cluster import ClusterLaw, revealed_nodes
 from graphaudit.pattern.graphs import DenseGraphs
 
-__all__ = ["PRIORS", "VARIANTS", "ChainTrace", "GraphResult", "SamplerSettings", "block_pairs", "chain_agreement",
-           "chain_uniforms", "conditional_log_weights", "graph_seed", "mean_field_start", "run_graph", "run_shard",
-           "sample_chain", "sample_graph", "settings_for", "size_shift", "swap_log_ratio"]
+__all__ = [
+    "PRIORS",
+    "VARIANTS",
+    "ChainTrace",
+    "GraphResult",
+    "SamplerSettings",
+    "block_pairs",
+    "chain_agreement",
+    "chain_uniforms",
+    "conditional_log_weights",
+    "graph_seed",
+    "mean_field_start",
+    "run_graph",
+    "run_shard",
+    "sample_chain",
+    "sample_graph",
+    "settings_for",
+    "size_shift",
+    "swap_log_ratio",
+]
 
 PRIORS = {"revealed": 0, "plain": 1}  # prior -> the shift c of the size weight s_k + c
 
@@ -96,8 +113,10 @@ class SamplerSettings:
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {sorted(PRIORS)}, got {self.prior!r}")
         if self.chains < 1 or self.restarts < 1 or self.iterations < 0:
-            raise ValueError(f"need chains >= 1, restarts >= 1, iterations >= 0; got {self.chains}, "
-                             f"{self.restarts}, {self.iterations}")
+            raise ValueError(
+                f"need chains >= 1, restarts >= 1, iterations >= 0; got {self.chains}, "
+                f"{self.restarts}, {self.iterations}"
+            )
         if not 0 <= self.burn_in < self.sweeps:
             raise ValueError(f"need 0 <= burn_in < sweeps, got burn_in={self.burn_in}, sweeps={self.sweeps}")
 
@@ -109,16 +128,20 @@ VARIANTS = {
 }
 
 
-def settings_for(variant: str, chains: int | None = None, sweeps: int | None = None,
-                 burn_in: int | None = None) -> SamplerSettings:
+def settings_for(
+    variant: str, chains: int | None = None, sweeps: int | None = None, burn_in: int | None = None
+) -> SamplerSettings:
     """The named variant of :data:`VARIANTS`, with chains / sweeps / burn-in overridden where given (small
     scales)."""
     if variant not in VARIANTS:
         raise ValueError(f"CLUSTER sampler variant must be one of {sorted(VARIANTS)}, got {variant!r}")
     base = VARIANTS[variant]
-    return replace(base, chains=base.chains if chains is None else chains,
-                   sweeps=base.sweeps if sweeps is None else sweeps,
-                   burn_in=base.burn_in if burn_in is None else burn_in)
+    return replace(
+        base,
+        chains=base.chains if chains is None else chains,
+        sweeps=base.sweeps if sweeps is None else sweeps,
+        burn_in=base.burn_in if burn_in is None else burn_in,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -160,8 +183,18 @@ class GraphResult:
 
 # ---- numba kernel -----------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _node_log_weights(v: int, z: np.ndarray, nbr: np.ndarray, sizes: np.ndarray, log_b: np.ndarray,
-                      log_1mb: np.ndarray, shift: int, lo: int, hi: int, out: np.ndarray) -> None:
+def _node_log_weights(
+    v: int,
+    z: np.ndarray,
+    nbr: np.ndarray,
+    sizes: np.ndarray,
+    log_b: np.ndarray,
+    log_1mb: np.ndarray,
+    shift: int,
+    lo: int,
+    hi: int,
+    out: np.ndarray,
+) -> None:
     """Log-weights of node ``v`` joining each block: likelihood + log(s_k + shift) (s_k without v; never 0
     for shift 0, as every block holds its revealed node), then the range rule (-inf = forbidden)."""
     _log_weights(v, z, nbr, sizes, log_b, log_1mb, False, lo, hi, out)
@@ -174,8 +207,16 @@ def _pairs(edges: int, pairs: int, log_p: float, log_1mp: float) -> float:
 
 
 @numba.njit(cache=True)
-def _swap_log_ratio(a: int, b: int, revealed: np.ndarray, adj: np.ndarray, nbr: np.ndarray, sizes: np.ndarray,
-                    log_b: np.ndarray, log_1mb: np.ndarray) -> float:
+def _swap_log_ratio(
+    a: int,
+    b: int,
+    revealed: np.ndarray,
+    adj: np.ndarray,
+    nbr: np.ndarray,
+    sizes: np.ndarray,
+    log_b: np.ndarray,
+    log_1mb: np.ndarray,
+) -> float:
     """log P(swapped) - log P(current): the pairs (r_a or r_b, unlabelled node of a or b) before and after
     the unlabelled nodes of blocks a and b trade places (the only pairs that change; module docstring)."""
     ra, rb = revealed[a], revealed[b]
@@ -183,16 +224,25 @@ def _swap_log_ratio(a: int, b: int, revealed: np.ndarray, adj: np.ndarray, nbr: 
     free_a, free_b = sizes[a] - 1, sizes[b] - 1
     ra_ua, rb_ua = nbr[ra, a], nbr[rb, a] - joint  # edges from r_a, r_b to a's unlabelled nodes
     ra_ub, rb_ub = nbr[ra, b] - joint, nbr[rb, b]  # ... and to b's
-    before = (_pairs(ra_ua, free_a, log_b[a, a], log_1mb[a, a]) + _pairs(rb_ua, free_a, log_b[b, a], log_1mb[b, a])
-              + _pairs(ra_ub, free_b, log_b[a, b], log_1mb[a, b]) + _pairs(rb_ub, free_b, log_b[b, b], log_1mb[b, b]))
-    after = (_pairs(ra_ua, free_a, log_b[a, b], log_1mb[a, b]) + _pairs(rb_ua, free_a, log_b[b, b], log_1mb[b, b])
-             + _pairs(ra_ub, free_b, log_b[a, a], log_1mb[a, a]) + _pairs(rb_ub, free_b, log_b[b, a], log_1mb[b, a]))
+    before = (
+        _pairs(ra_ua, free_a, log_b[a, a], log_1mb[a, a])
+        + _pairs(rb_ua, free_a, log_b[b, a], log_1mb[b, a])
+        + _pairs(ra_ub, free_b, log_b[a, b], log_1mb[a, b])
+        + _pairs(rb_ub, free_b, log_b[b, b], log_1mb[b, b])
+    )
+    after = (
+        _pairs(ra_ua, free_a, log_b[a, b], log_1mb[a, b])
+        + _pairs(rb_ua, free_a, log_b[b, b], log_1mb[b, b])
+        + _pairs(ra_ub, free_b, log_b[a, a], log_1mb[a, a])
+        + _pairs(rb_ub, free_b, log_b[b, a], log_1mb[b, a])
+    )
     return after - before
 
 
 @numba.njit(cache=True)
-def _apply_swap(a: int, b: int, revealed: np.ndarray, adj: np.ndarray, z: np.ndarray, nbr: np.ndarray,
-                sizes: np.ndarray) -> None:
+def _apply_swap(
+    a: int, b: int, revealed: np.ndarray, adj: np.ndarray, z: np.ndarray, nbr: np.ndarray, sizes: np.ndarray
+) -> None:
     """Move a's unlabelled nodes to b and b's to a. A node's neighbours in a afterwards are its neighbours
     in b before, less r_b, plus r_a (and vice versa), so the counts update in O(N)."""
     ra, rb = revealed[a], revealed[b]
@@ -210,10 +260,25 @@ def _apply_swap(a: int, b: int, revealed: np.ndarray, adj: np.ndarray, z: np.nda
 
 
 @numba.njit(cache=True)
-def _chain(indptr: np.ndarray, neighbours: np.ndarray, adj: np.ndarray, revealed: np.ndarray, free: np.ndarray,
-           log_b: np.ndarray, log_1mb: np.ndarray, z: np.ndarray, nbr: np.ndarray, sizes: np.ndarray,
-           node_uniforms: np.ndarray, swap_uniforms: np.ndarray, shift: int, lo: int, hi: int,
-           trace: np.ndarray, accepted: np.ndarray) -> int:
+def _chain(
+    indptr: np.ndarray,
+    neighbours: np.ndarray,
+    adj: np.ndarray,
+    revealed: np.ndarray,
+    free: np.ndarray,
+    log_b: np.ndarray,
+    log_1mb: np.ndarray,
+    z: np.ndarray,
+    nbr: np.ndarray,
+    sizes: np.ndarray,
+    node_uniforms: np.ndarray,
+    swap_uniforms: np.ndarray,
+    shift: int,
+    lo: int,
+    hi: int,
+    trace: np.ndarray,
+    accepted: np.ndarray,
+) -> int:
     """Run one sweep per row of the uniforms, updating ``z``/``nbr``/``sizes`` in place and filling ``trace``
     and ``accepted``; returns the range-entry sweep (see :class:`ChainTrace`)."""
     k = sizes.shape[0]
@@ -275,12 +340,15 @@ def _check_state(z: np.ndarray, revealed: np.ndarray, n: int, k: int) -> np.ndar
 
 def _check_feasible(n: int, law: ClusterLaw) -> None:
     if not law.blocks * law.size[0] <= n <= law.blocks * law.size[1]:
-        raise ValueError(f"no assignment of {n} nodes to {law.blocks} blocks has every size in {law.size}; "
-                         "is the graph from this law?")
+        raise ValueError(
+            f"no assignment of {n} nodes to {law.blocks} blocks has every size in {law.size}; "
+            "is the graph from this law?"
+        )
 
 
-def _model(adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, z: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _model(
+    adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, z: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Checked ``(adj, log B, log(1-B), revealed, z, free mask)`` for a graph under ``law``."""
     adj = as_adjacency(adj)
     n, k = adj.shape[0], law.blocks
@@ -294,8 +362,9 @@ def _model(adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, z: np.ndarray
     return adj, log_b, log_1mb, revealed, z, free
 
 
-def conditional_log_weights(adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, z: np.ndarray, v: int,
-                            prior: str) -> np.ndarray:
+def conditional_log_weights(
+    adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, z: np.ndarray, v: int, prior: str
+) -> np.ndarray:
     """The kernel's log-weights of unlabelled node ``v`` over the K blocks given the rest of ``z``."""
     adj, log_b, log_1mb, revealed, z, free = _model(adj, law, revealed, z)
     if not free[v]:
@@ -313,8 +382,15 @@ def swap_log_ratio(adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, z: np
     return float(_swap_log_ratio(a, b, revealed, adj, nbr, sizes, log_b, log_1mb))
 
 
-def sample_chain(adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, start: np.ndarray,
-                 node_uniforms: np.ndarray, swap_uniforms: np.ndarray, prior: str) -> ChainTrace:
+def sample_chain(
+    adj: np.ndarray,
+    law: ClusterLaw,
+    revealed: np.ndarray,
+    start: np.ndarray,
+    node_uniforms: np.ndarray,
+    swap_uniforms: np.ndarray,
+    prior: str,
+) -> ChainTrace:
     """Run one sweep per row of the uniforms (node: (sweeps, N), swap: (sweeps, K(K-1)/2), in [0, 1)) from
     ``start`` (revealed node r in block r)."""
     adj, log_b, log_1mb, revealed, z, free = _model(adj, law, revealed, start)
@@ -324,14 +400,33 @@ def sample_chain(adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, start: 
     swap_uniforms = np.ascontiguousarray(swap_uniforms, dtype=np.float64)
     sweeps = len(node_uniforms)
     if node_uniforms.shape != (sweeps, n) or swap_uniforms.shape != (sweeps, k * (k - 1) // 2):
-        raise ValueError(f"uniforms must have shapes (sweeps, {n}) and (sweeps, {k * (k - 1) // 2}), got "
-                         f"{node_uniforms.shape} and {swap_uniforms.shape}")
+        raise ValueError(
+            f"uniforms must have shapes (sweeps, {n}) and (sweeps, {k * (k - 1) // 2}), got "
+            f"{node_uniforms.shape} and {swap_uniforms.shape}"
+        )
     nbr, sizes = chain_state(adj, z, k)
     indptr, neighbours = csr(adj)
     trace = np.empty((sweeps, n), dtype=np.int8)
     accepted = np.zeros(swap_uniforms.shape, dtype=bool)
-    entered = _chain(indptr, neighbours, adj, revealed, free, log_b, log_1mb, z, nbr, sizes, node_uniforms,
-                     swap_uniforms, size_shift(prior), law.size[0], law.size[1], trace, accepted)
+    entered = _chain(
+        indptr,
+        neighbours,
+        adj,
+        revealed,
+        free,
+        log_b,
+        log_1mb,
+        z,
+        nbr,
+        sizes,
+        node_uniforms,
+        swap_uniforms,
+        size_shift(prior),
+        law.size[0],
+        law.size[1],
+        trace,
+        accepted,
+    )
     return ChainTrace(assignments=trace, accepted=accepted, entered_range=int(entered))
 
 
@@ -341,16 +436,18 @@ def graph_seed(seed: int, graph: int) -> int:
     return stable_seed("cluster", "sampler", seed, graph)
 
 
-def chain_uniforms(chain_seed: np.random.SeedSequence, sweeps: int, n: int, k: int
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def chain_uniforms(chain_seed: np.random.SeedSequence, sweeps: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(node uniforms (sweeps, N), swap uniforms (sweeps, K(K-1)/2)) of one chain, from its two children."""
     node_seed, swap_seed = chain_seed.spawn(2)
-    return (np.random.default_rng(node_seed).random((sweeps, n)),
-            np.random.default_rng(swap_seed).random((sweeps, k * (k - 1) // 2)))
+    return (
+        np.random.default_rng(node_seed).random((sweeps, n)),
+        np.random.default_rng(swap_seed).random((sweeps, k * (k - 1) // 2)),
+    )
 
 
-def mean_field_start(adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, rng: np.random.Generator,
-                     restarts: int, iterations: int) -> tuple[np.ndarray, MeanField]:
+def mean_field_start(
+    adj: np.ndarray, law: ClusterLaw, revealed: np.ndarray, rng: np.random.Generator, restarts: int, iterations: int
+) -> tuple[np.ndarray, MeanField]:
     """The argmax of a mean-field fit with revealed node r clamped to block r, and the fit."""
     clamp = np.full(np.asarray(adj).shape[0], -1, dtype=np.int64)
     clamp[revealed] = np.arange(law.blocks)
@@ -367,8 +464,11 @@ def chain_agreement(chain_counts: np.ndarray) -> float:
     if len(chain_counts) == 1:
         return float("nan")
     pooled = np.cumsum(chain_counts, axis=0)
-    return float(min(np.mean(chain_counts[c].argmax(axis=1) == pooled[c - 1].argmax(axis=1))
-                     for c in range(1, len(chain_counts))))
+    return float(
+        min(
+            np.mean(chain_counts[c].argmax(axis=1) == pooled[c - 1].argmax(axis=1)) for c in range(1, len(chain_counts))
+        )
+    )
 
 
 def _kept_counts(assignments: np.ndarray, burn_in: int, k: int) -> np.ndarray:
@@ -376,16 +476,16 @@ def _kept_counts(assignments: np.ndarray, burn_in: int, k: int) -> np.ndarray:
     return (kept[:, :, None] == np.arange(k)).sum(axis=0)
 
 
-def sample_graph(adj: np.ndarray, x: np.ndarray, law: ClusterLaw, settings: SamplerSettings, seed: int
-                 ) -> GraphResult:
+def sample_graph(adj: np.ndarray, x: np.ndarray, law: ClusterLaw, settings: SamplerSettings, seed: int) -> GraphResult:
     """Run a variant on one graph (adjacency, features 0..K): one clamped mean-field fit, then the chains
     from its argmax (module docstring for the seeds)."""
     revealed = revealed_nodes(x, law.blocks)
     n, k = np.asarray(adj).shape[0], law.blocks
     _check_feasible(n, law)
     mf_seed, *chain_seeds = np.random.SeedSequence(seed).spawn(1 + settings.chains)
-    start, fit = mean_field_start(adj, law, revealed, np.random.default_rng(mf_seed), settings.restarts,
-                                  settings.iterations)
+    start, fit = mean_field_start(
+        adj, law, revealed, np.random.default_rng(mf_seed), settings.restarts, settings.iterations
+    )
     counts = np.empty((settings.chains, n, k), dtype=np.int64)
     accepted = np.empty((settings.chains, k * (k - 1) // 2), dtype=np.int64)
     entered = np.empty(settings.chains, dtype=np.int64)
@@ -396,22 +496,29 @@ def sample_graph(adj: np.ndarray, x: np.ndarray, law: ClusterLaw, settings: Samp
         accepted[c] = trace.accepted.sum(axis=0)
         entered[c] = trace.entered_range
     pooled = counts.sum(axis=0)
-    return GraphResult(chain_counts=counts, frequency=pooled / pooled.sum(axis=1, keepdims=True),
-                       agreement=chain_agreement(counts), swap_accepted=accepted, entered_range=entered,
-                       start_in_range=in_range(np.bincount(start, minlength=k), law.size),
-                       mf_objective=fit.objective)
+    return GraphResult(
+        chain_counts=counts,
+        frequency=pooled / pooled.sum(axis=1, keepdims=True),
+        agreement=chain_agreement(counts),
+        swap_accepted=accepted,
+        entered_range=entered,
+        start_in_range=in_range(np.bincount(start, minlength=k), law.size),
+        mf_objective=fit.objective,
+    )
 
 
-def run_graph(graphs: DenseGraphs, g: int, settings: SamplerSettings, seed: int = 0,
-              law: ClusterLaw = ClusterLaw()) -> GraphResult:
+def run_graph(
+    graphs: DenseGraphs, g: int, settings: SamplerSettings, seed: int = 0, law: ClusterLaw = ClusterLaw()
+) -> GraphResult:
     """:func:`sample_graph` on graph ``g`` of a store, seeded by :func:`graph_seed` (seed, g)."""
     if not 0 <= g < graphs.num_graphs:
         raise IndexError(f"graph {g} is not in a store of {graphs.num_graphs} graphs")
     return sample_graph(graphs.adjacency(g), graphs.features(g), law, settings, graph_seed(seed, g))
 
 
-def run_shard(graphs: DenseGraphs, start: int, stop: int, settings: SamplerSettings, seed: int = 0,
-              law: ClusterLaw = ClusterLaw()) -> dict[str, np.ndarray]:
+def run_shard(
+    graphs: DenseGraphs, start: int, stop: int, settings: SamplerSettings, seed: int = 0, law: ClusterLaw = ClusterLaw()
+) -> dict[str, np.ndarray]:
     """Graphs ``start..stop-1`` of a store, as arrays for :func:`graphaudit.common.atomic.write_npz`.
 
     Per node (shard order): ``prediction`` uint8, ``frequency`` float32 (nodes, K), ``chain_argmax`` uint8
@@ -422,8 +529,10 @@ def run_shard(graphs: DenseGraphs, start: int, stop: int, settings: SamplerSetti
     """
     if not 0 <= start <= stop <= graphs.num_graphs:
         raise ValueError(f"shard {start}..{stop} is not within the store's {graphs.num_graphs} graphs")
-    results = [run_graph(graphs, g, settings, seed, law)
-               for g in track(range(start, stop), f"CLUSTER {settings.prior} sampler, graphs {start}..{stop - 1}")]
+    results = [
+        run_graph(graphs, g, settings, seed, law)
+        for g in track(range(start, stop), f"CLUSTER {settings.prior} sampler, graphs {start}..{stop - 1}")
+    ]
     sizes = [len(r.frequency) for r in results]
 
     def nodes(values: list[np.ndarray], tail: tuple[int, ...], dtype: type) -> np.ndarray:
@@ -437,9 +546,11 @@ def run_shard(graphs: DenseGraphs, start: int, stop: int, settings: SamplerSetti
         "chain_argmax": nodes([r.chain_argmax.T for r in results], (settings.chains,), np.uint8),
         "agreement": np.array([r.agreement for r in results], dtype=np.float64),
         "swap_accepted": np.array([r.swap_accepted for r in results], dtype=np.int64).reshape(
-            len(results), settings.chains, law.blocks * (law.blocks - 1) // 2),
+            len(results), settings.chains, law.blocks * (law.blocks - 1) // 2
+        ),
         "entered_range": np.array([r.entered_range for r in results], dtype=np.int64).reshape(
-            len(results), settings.chains),
+            len(results), settings.chains
+        ),
         "start_in_range": np.array([r.start_in_range for r in results], dtype=bool),
         "mf_objective": np.array([r.mf_objective for r in results], dtype=np.float64),
         "prior": np.array(settings.prior),

@@ -20,18 +20,48 @@ from graphaudit.pattern.cluster import ClusterLaw, check_cluster_graphs, generat
 from graphaudit.pattern.cluster_sampler import SamplerSettings, run_shard, settings_for
 from graphaudit.pattern.graphs import DenseGraphs, pack_graphs
 from graphaudit.report.tables import write_table
-from graphaudit.stats.classification import (batch_mean, bootstrap_weights, class_weighted_accuracy,
-                                             confusion_counts, graph_bootstrap, paired_difference,
-                                             percentile_interval, plain_accuracy)
+from graphaudit.stats.classification import (
+    batch_mean,
+    bootstrap_weights,
+    class_weighted_accuracy,
+    confusion_counts,
+    graph_bootstrap,
+    paired_difference,
+    percentile_interval,
+    plain_accuracy,
+)
 
-__all__ = ["CLUSTER_COLUMNS", "DIFFERENCE_COLUMNS", "cluster_generate", "cluster_sample", "cluster_score",
-           "n_cluster_shards", "variant_settings"]
+__all__ = [
+    "CLUSTER_COLUMNS",
+    "DIFFERENCE_COLUMNS",
+    "cluster_generate",
+    "cluster_sample",
+    "cluster_score",
+    "n_cluster_shards",
+    "variant_settings",
+]
 
 log = logging.getLogger(__name__)
 
-CLUSTER_COLUMNS = ["variant", "prior", "chains", "sweeps", "burn_in", "graphs", "pooled", "ci_low", "ci_high",
-                   "batch", "plain", "batch_minus_pooled", "plain_minus_pooled", "agreement_median",
-                   "agreement_worst", "swap_acceptance", "start_in_range"]
+CLUSTER_COLUMNS = [
+    "variant",
+    "prior",
+    "chains",
+    "sweeps",
+    "burn_in",
+    "graphs",
+    "pooled",
+    "ci_low",
+    "ci_high",
+    "batch",
+    "plain",
+    "batch_minus_pooled",
+    "plain_minus_pooled",
+    "agreement_median",
+    "agreement_worst",
+    "swap_acceptance",
+    "start_in_range",
+]
 DIFFERENCE_COLUMNS = ["comparison", "difference", "ci_low", "ci_high", "changed_predictions"]
 # Appendix E's comparisons: the revealed nodes' factor at equal chains, then more chains and sweeps.
 COMPARISONS = (("factor_short", "no_factor"), ("final", "factor_short"))
@@ -63,8 +93,9 @@ def _first(graphs: DenseGraphs, count: int) -> DenseGraphs:
     if count > graphs.num_graphs:
         raise ValueError(f"cluster.graphs is {count} but the release's test split has {graphs.num_graphs} graphs")
     keep = range(count)
-    return pack_graphs([graphs.adjacency(g) for g in keep], [graphs.features(g) for g in keep],
-                       [graphs.labels(g) for g in keep])
+    return pack_graphs(
+        [graphs.adjacency(g) for g in keep], [graphs.features(g) for g in keep], [graphs.labels(g) for g in keep]
+    )
 
 
 def cluster_sample(ctx: RuleContext) -> None:
@@ -84,8 +115,10 @@ def _read_variant(paths: list[str]) -> dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as data:
             parts.append({k: data[k] for k in data.files})
     parts.sort(key=lambda p: int(p["graph_index"][0]) if len(p["graph_index"]) else 0)
-    out = {k: np.concatenate([p[k] for p in parts]) for k in ("graph_index", "prediction", "agreement",
-                                                              "swap_accepted", "start_in_range")}
+    out = {
+        k: np.concatenate([p[k] for p in parts])
+        for k in ("graph_index", "prediction", "agreement", "swap_accepted", "start_in_range")
+    }
     sizes = np.concatenate([np.diff(p["node_ptr"]) for p in parts])
     out["node_ptr"] = np.concatenate([[0], np.cumsum(sizes)])
     out.update({k: parts[0][k] for k in ("prior", "chains", "sweeps", "burn_in")})
@@ -95,27 +128,40 @@ def _read_variant(paths: list[str]) -> dict[str, np.ndarray]:
 def _counts(graphs: DenseGraphs, samples: dict[str, np.ndarray]) -> np.ndarray:
     ptr, order = samples["node_ptr"], samples["graph_index"]
     if not np.array_equal(order, np.arange(graphs.num_graphs)):
-        raise ValueError(f"the shards cover graphs {order[:5].tolist()}... not 0..{graphs.num_graphs - 1}: rerun "
-                         "the CLUSTER sampler shards")
-    predicted = [samples["prediction"][ptr[g]:ptr[g + 1]] for g in range(len(order))]
+        raise ValueError(
+            f"the shards cover graphs {order[:5].tolist()}... not 0..{graphs.num_graphs - 1}: rerun "
+            "the CLUSTER sampler shards"
+        )
+    predicted = [samples["prediction"][ptr[g] : ptr[g + 1]] for g in range(len(order))]
     return confusion_counts([graphs.labels(g) for g in order], predicted, ClusterLaw().blocks)
 
 
-def _score(variant: str, samples: dict[str, np.ndarray], counts: np.ndarray, weights: np.ndarray,
-           batch: int) -> dict:
+def _score(variant: str, samples: dict[str, np.ndarray], counts: np.ndarray, weights: np.ndarray, batch: int) -> dict:
     pooled = float(class_weighted_accuracy(counts.sum(axis=0)))
     low, high = percentile_interval(graph_bootstrap(counts, weights))
     batched, plain = batch_mean(counts, batch), float(plain_accuracy(counts.sum(axis=0)))
     agreement = samples["agreement"]
-    return {"variant": variant, "prior": str(samples["prior"]), "chains": int(samples["chains"]),
-            "sweeps": int(samples["sweeps"]), "burn_in": int(samples["burn_in"]), "graphs": len(counts),
-            "pooled": pooled, "ci_low": low, "ci_high": high, "batch": batched, "plain": plain,
-            "batch_minus_pooled": batched - pooled, "plain_minus_pooled": plain - pooled,
-            "agreement_median": float(np.median(agreement)) if np.isfinite(agreement).all() else np.nan,
-            "agreement_worst": float(np.min(agreement)) if np.isfinite(agreement).all() else np.nan,
-            "swap_acceptance": float(samples["swap_accepted"].sum() / (samples["swap_accepted"].size
-                                                                        * int(samples["sweeps"]))),
-            "start_in_range": float(np.mean(samples["start_in_range"]))}
+    return {
+        "variant": variant,
+        "prior": str(samples["prior"]),
+        "chains": int(samples["chains"]),
+        "sweeps": int(samples["sweeps"]),
+        "burn_in": int(samples["burn_in"]),
+        "graphs": len(counts),
+        "pooled": pooled,
+        "ci_low": low,
+        "ci_high": high,
+        "batch": batched,
+        "plain": plain,
+        "batch_minus_pooled": batched - pooled,
+        "plain_minus_pooled": plain - pooled,
+        "agreement_median": float(np.median(agreement)) if np.isfinite(agreement).all() else np.nan,
+        "agreement_worst": float(np.min(agreement)) if np.isfinite(agreement).all() else np.nan,
+        "swap_acceptance": float(
+            samples["swap_accepted"].sum() / (samples["swap_accepted"].size * int(samples["sweeps"]))
+        ),
+        "start_in_range": float(np.mean(samples["start_in_range"])),
+    }
 
 
 def _difference(name: str, a: tuple, b: tuple, weights: np.ndarray) -> dict:
@@ -130,19 +176,34 @@ def cluster_score(ctx: RuleContext) -> None:
     """``cluster.csv`` (one row per variant) and ``cluster_differences.csv`` (Appendix E's paired changes)."""
     cfg = ctx.params["cluster"]
     graphs = DenseGraphs.load(ctx.input["graphs"])
-    weights = bootstrap_weights(graphs.num_graphs, int(ctx.params["replicates"]),
-                                rng_for("pattern", "cluster", "bootstrap", int(cfg["seed"])))
+    weights = bootstrap_weights(
+        graphs.num_graphs, int(ctx.params["replicates"]), rng_for("pattern", "cluster", "bootstrap", int(cfg["seed"]))
+    )
     scored = {}
     for variant in cfg["variants"]:
         samples = _read_variant(ctx.input_list(f"samples_{variant}"))
         scored[variant] = (_counts(graphs, samples), samples)
     rows = [_score(v, samples, counts, weights, int(ctx.params["batch"])) for v, (counts, samples) in scored.items()]
-    write_table(pd.DataFrame(rows, columns=CLUSTER_COLUMNS), ctx.output["table"],
-                title="CLUSTER generator-Bayes sampler (Table 4, Appendix E)")
-    diffs = [_difference(f"{a} - {b}", scored[a], scored[b], weights) for a, b in COMPARISONS
-             if a in scored and b in scored]
-    write_table(pd.DataFrame(diffs, columns=DIFFERENCE_COLUMNS), ctx.output["differences"],
-                title="CLUSTER sampler variants, paired by graph (Appendix E)")
+    write_table(
+        pd.DataFrame(rows, columns=CLUSTER_COLUMNS),
+        ctx.output["table"],
+        title="CLUSTER generator-Bayes sampler (Table 4, Appendix E)",
+    )
+    diffs = [
+        _difference(f"{a} - {b}", scored[a], scored[b], weights) for a, b in COMPARISONS if a in scored and b in scored
+    ]
+    write_table(
+        pd.DataFrame(diffs, columns=DIFFERENCE_COLUMNS),
+        ctx.output["differences"],
+        title="CLUSTER sampler variants, paired by graph (Appendix E)",
+    )
     for row in rows:
-        log.info("%s: pooled %.2f (%.2f-%.2f), agreement median %.3f worst %.3f", row["variant"], row["pooled"],
-                 row["ci_low"], row["ci_high"], row["agreement_median"], row["agreement_worst"])
+        log.info(
+            "%s: pooled %.2f (%.2f-%.2f), agreement median %.3f worst %.3f",
+            row["variant"],
+            row["pooled"],
+            row["ci_low"],
+            row["ci_high"],
+            row["agreement_median"],
+            row["agreement_worst"],
+        )

@@ -25,11 +25,17 @@ def figure2(published: list[dict], official: pd.DataFrame, png: str | os.PathLik
     figure, axis = plt.subplots(figsize=(6, 3.6))
     axis.scatter(scores["first_public"], scores["cw_acc"], color="black", zorder=3)
     for row in scores.itertuples(index=False):
-        axis.annotate(row.predictor, (row.first_public, row.cw_acc), fontsize=7, xytext=(3, 2),
-                      textcoords="offset points")
+        axis.annotate(
+            row.predictor, (row.first_public, row.cw_acc), fontsize=7, xytext=(3, 2), textcoords="offset points"
+        )
     blind = official[official["predictor"] == PATTERN_BLIND].iloc[0]
-    axis.axhspan(blind["ci_low"], blind["ci_high"], color="tab:blue", alpha=0.25,
-                 label=f"pattern-blind {blind['cw_acc']:.1f} (95% CI)")
+    axis.axhspan(
+        blind["ci_low"],
+        blind["ci_high"],
+        color="tab:blue",
+        alpha=0.25,
+        label=f"pattern-blind {blind['cw_acc']:.1f} (95% CI)",
+    )
     for row in official[official["predictor"].isin(["Likelihood matcher", "Largest-match rule"])].itertuples():
         axis.axhline(row.cw_acc, linestyle="--", linewidth=1, label=f"{row.predictor} {row.cw_acc:.1f}")
     axis.set_xlabel("first public version")
@@ -46,7 +52,8 @@ def figure_order(adj: np.ndarray, features: np.ndarray, labels: np.ndarray, seed
     pattern = pattern[np.argsort(canonical_labels(adj[np.ix_(pattern, pattern)], features[pattern]))]
     host = np.flatnonzero(labels == 0)
     groups = SpectralClustering(HOST_GROUPS, affinity="precomputed", random_state=seed % 2**32).fit_predict(
-        adj[np.ix_(host, host)].astype(float) + 1e-9)
+        adj[np.ix_(host, host)].astype(float) + 1e-9
+    )
     sizes = np.bincount(groups, minlength=HOST_GROUPS)
     rank = np.argsort(np.argsort(-sizes, kind="stable"), kind="stable")
     return np.concatenate([pattern, host[np.lexsort((host, rank[groups]))]])
@@ -61,16 +68,19 @@ def _edge_image(adj: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return np.where(adj > 0, shade, 1.0)
 
 
-def figure1(panels: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]], png: str | os.PathLike[str],
-            seed: int = 0) -> None:
+def figure1(
+    panels: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]], png: str | os.PathLike[str], seed: int = 0
+) -> None:
     """One adjacency panel per (title, adjacency, features, labels), with a feature strip. Writes PNG and SVG."""
     plt = pyplot()
-    figure, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels), 4.6),
-                                gridspec_kw={"height_ratios": [14, 1]})
+    figure, axes = plt.subplots(
+        2, len(panels), figsize=(4.2 * len(panels), 4.6), gridspec_kw={"height_ratios": [14, 1]}
+    )
     for column, (title, adj, features, labels) in enumerate(panels):
         order = figure_order(adj, features, labels, seed)
-        axes[0, column].imshow(_edge_image(adj[np.ix_(order, order)], labels[order]), cmap="gray", vmin=0, vmax=1,
-                               interpolation="nearest")
+        axes[0, column].imshow(
+            _edge_image(adj[np.ix_(order, order)], labels[order]), cmap="gray", vmin=0, vmax=1, interpolation="nearest"
+        )
         axes[0, column].set_title(title, fontsize=9)
         axes[1, column].imshow(features[order][None, :], cmap="gray", aspect="auto", interpolation="nearest")
         for axis in axes[:, column]:

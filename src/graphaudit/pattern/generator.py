@@ -21,8 +21,17 @@ import numpy as np
 from graphaudit.common.seeds import rng_for
 from graphaudit.pattern.graphs import DenseGraphs, Truth, pack_graphs
 
-__all__ = ["PatternLaw", "draw_graph", "draw_library", "draw_pattern", "familiar_set", "fresh_set", "law_for",
-           "official_split", "random_pattern"]
+__all__ = [
+    "PatternLaw",
+    "draw_graph",
+    "draw_library",
+    "draw_pattern",
+    "familiar_set",
+    "fresh_set",
+    "law_for",
+    "official_split",
+    "random_pattern",
+]
 
 SIZE_LAWS = {"release": (6, 34), "notebook": (5, 34)}
 
@@ -31,12 +40,12 @@ SIZE_LAWS = {"release": (6, 34), "notebook": (5, 34)}
 class PatternLaw:
     """The generator's parameters (notebook names in comments)."""
 
-    blocks: int = 5                          # nb_clusters
-    host_size: tuple[int, int] = (5, 34)     # size_min, size_max - 1
-    p: float = 0.5                           # within a host block; also the pattern's internal probability
-    q: float = 0.35                          # across host blocks
-    pattern_host: float = 0.5                # q_pattern
-    features: int = 3                        # vocab_size
+    blocks: int = 5  # nb_clusters
+    host_size: tuple[int, int] = (5, 34)  # size_min, size_max - 1
+    p: float = 0.5  # within a host block; also the pattern's internal probability
+    q: float = 0.35  # across host blocks
+    pattern_host: float = 0.5  # q_pattern
+    features: int = 3  # vocab_size
     pattern_size: tuple[int, int] = (6, 34)  # size_subgraph_min, size_subgraph_max - 1 (inclusive range)
 
 
@@ -70,8 +79,9 @@ def draw_pattern(rng: np.random.Generator, law: PatternLaw) -> tuple[np.ndarray,
     return random_pattern(rng, int(rng.integers(low, high + 1)), law)
 
 
-def draw_graph(rng: np.random.Generator, law: PatternLaw, pattern_adj: np.ndarray, pattern_x: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def draw_graph(
+    rng: np.random.Generator, law: PatternLaw, pattern_adj: np.ndarray, pattern_x: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One graph: host SBM, the pattern joined to it, nodes shuffled -> (adj, x, y, host block sizes)."""
     low, high = law.host_size
     sizes = rng.integers(low, high + 1, size=law.blocks)
@@ -92,17 +102,21 @@ def draw_library(law: PatternLaw, n_patterns: int, seed: int) -> list[tuple[np.n
     return [draw_pattern(rng_for("pattern", "library", seed, k), law) for k in range(n_patterns)]
 
 
-def _collect(rows: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], pattern_ids: Sequence[int]
-             ) -> tuple[DenseGraphs, Truth]:
+def _collect(
+    rows: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], pattern_ids: Sequence[int]
+) -> tuple[DenseGraphs, Truth]:
     adjs, xs, ys, hosts = zip(*rows) if rows else ((), (), (), ())
-    truth = Truth(pattern_id=np.asarray(pattern_ids, dtype=np.int64),
-                  pattern_size=np.array([int(y.sum()) for y in ys], dtype=np.int64),
-                  host_sizes=np.array(hosts, dtype=np.int64).reshape(len(rows), -1))
+    truth = Truth(
+        pattern_id=np.asarray(pattern_ids, dtype=np.int64),
+        pattern_size=np.array([int(y.sum()) for y in ys], dtype=np.int64),
+        host_sizes=np.array(hosts, dtype=np.int64).reshape(len(rows), -1),
+    )
     return pack_graphs(adjs, xs, ys), truth
 
 
-def official_split(library: Sequence[tuple[np.ndarray, np.ndarray]], law: PatternLaw, split: str,
-                   per_pattern: int, seed: int) -> tuple[DenseGraphs, Truth]:
+def official_split(
+    library: Sequence[tuple[np.ndarray, np.ndarray]], law: PatternLaw, split: str, per_pattern: int, seed: int
+) -> tuple[DenseGraphs, Truth]:
     """``per_pattern`` graphs for every library pattern, pattern by pattern (the notebook's loop order)."""
     rows, ids = [], []
     for k, (adj, x) in enumerate(library):
@@ -122,8 +136,9 @@ def fresh_set(law: PatternLaw, count: int, seed: int, size_law: str = "release")
     return _collect(rows, [-1] * count)
 
 
-def familiar_set(library: Sequence[tuple[np.ndarray, np.ndarray]], law: PatternLaw, count: int, seed: int
-                 ) -> tuple[DenseGraphs, Truth]:
+def familiar_set(
+    library: Sequence[tuple[np.ndarray, np.ndarray]], law: PatternLaw, count: int, seed: int
+) -> tuple[DenseGraphs, Truth]:
     """New hosts, each carrying a pattern drawn uniformly from the library (with its features)."""
     rows, ids = [], []
     for g in range(count):

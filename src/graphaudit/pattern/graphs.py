@@ -34,10 +34,10 @@ class DenseGraphs:
     """Graphs ``0..G-1``: sizes, node features ``x`` and labels ``y`` (concatenated), packed adjacency bits."""
 
     node_ptr: np.ndarray  # int64 (G+1,)
-    bit_ptr: np.ndarray   # int64 (G+1,), byte offsets into ``bits``
-    bits: np.ndarray      # uint8
-    x: np.ndarray         # uint8 per node
-    y: np.ndarray         # uint8 per node
+    bit_ptr: np.ndarray  # int64 (G+1,), byte offsets into ``bits``
+    bits: np.ndarray  # uint8
+    x: np.ndarray  # uint8 per node
+    y: np.ndarray  # uint8 per node
 
     @property
     def num_graphs(self) -> int:
@@ -47,16 +47,16 @@ class DenseGraphs:
         return int(self.node_ptr[g + 1] - self.node_ptr[g])
 
     def features(self, g: int) -> np.ndarray:
-        return self.x[self.node_ptr[g]:self.node_ptr[g + 1]]
+        return self.x[self.node_ptr[g] : self.node_ptr[g + 1]]
 
     def labels(self, g: int) -> np.ndarray:
-        return self.y[self.node_ptr[g]:self.node_ptr[g + 1]]
+        return self.y[self.node_ptr[g] : self.node_ptr[g + 1]]
 
     def adjacency(self, g: int) -> np.ndarray:
         """Dense symmetric 0/1 adjacency (uint8) of graph ``g``."""
         n = self.size(g)
         pairs = n * (n - 1) // 2
-        flat = np.unpackbits(self.bits[self.bit_ptr[g]:self.bit_ptr[g + 1]], count=pairs)
+        flat = np.unpackbits(self.bits[self.bit_ptr[g] : self.bit_ptr[g + 1]], count=pairs)
         adj = np.zeros((n, n), dtype=np.uint8)
         rows, cols = np.triu_indices(n, 1)
         adj[rows, cols] = flat
@@ -76,11 +76,13 @@ def pack_graphs(adjs: Sequence[np.ndarray], xs: Sequence[np.ndarray], ys: Sequen
     """Store dense graphs (symmetric 0/1 adjacency, zero diagonal) with their features and labels."""
     packed = [_pack(a) for a in adjs]
     sizes = np.array([len(a) for a in adjs], dtype=np.int64)
-    return DenseGraphs(node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
-                       bit_ptr=np.concatenate([[0], np.cumsum([len(p) for p in packed])]).astype(np.int64),
-                       bits=np.concatenate(packed) if packed else np.zeros(0, np.uint8),
-                       x=np.concatenate(xs).astype(np.uint8) if xs else np.zeros(0, np.uint8),
-                       y=np.concatenate(ys).astype(np.uint8) if ys else np.zeros(0, np.uint8))
+    return DenseGraphs(
+        node_ptr=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+        bit_ptr=np.concatenate([[0], np.cumsum([len(p) for p in packed])]).astype(np.int64),
+        bits=np.concatenate(packed) if packed else np.zeros(0, np.uint8),
+        x=np.concatenate(xs).astype(np.uint8) if xs else np.zeros(0, np.uint8),
+        y=np.concatenate(ys).astype(np.uint8) if ys else np.zeros(0, np.uint8),
+    )
 
 
 @dataclass(frozen=True)

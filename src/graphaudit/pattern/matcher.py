@@ -46,17 +46,34 @@ from graphaudit.pattern.canon import LibraryPattern
 from graphaudit.pattern.generator import PatternLaw
 from graphaudit.pattern.graphs import to_igraph
 
-__all__ = ["Candidate", "Match", "MatchResult", "bitsets", "decide_match", "distinct_node_sets",
-           "enumerate_small_copies", "find_large_copy", "fit_host", "has_copy", "host_block_matrix", "host_size_law",
-           "largest_first", "largest_match", "match_both", "match_graph", "score_copy", "shortlist"]
+__all__ = [
+    "Candidate",
+    "Match",
+    "MatchResult",
+    "bitsets",
+    "decide_match",
+    "distinct_node_sets",
+    "enumerate_small_copies",
+    "find_large_copy",
+    "fit_host",
+    "has_copy",
+    "host_block_matrix",
+    "host_size_law",
+    "largest_first",
+    "largest_match",
+    "match_both",
+    "match_graph",
+    "score_copy",
+    "shortlist",
+]
 
 log = logging.getLogger(__name__)
 
-LARGE_MIN = 14          # patterns of this size or more are searched in the whole graph
-LAW = PatternLaw()      # the release's generator law (notebook v2), which Eq. (2) assumes
-FEATURE_VALUES = LAW.features        # c
-PATTERN_HOST_P = LAW.pattern_host    # q: probability of each pattern-host pair
-COPY_CAP = 200_000      # distinct copies kept per small pattern
+LARGE_MIN = 14  # patterns of this size or more are searched in the whole graph
+LAW = PatternLaw()  # the release's generator law (notebook v2), which Eq. (2) assumes
+FEATURE_VALUES = LAW.features  # c
+PATTERN_HOST_P = LAW.pattern_host  # q: probability of each pattern-host pair
+COPY_CAP = 200_000  # distinct copies kept per small pattern
 
 
 @dataclass(frozen=True)
@@ -117,15 +134,14 @@ def fit_host(adj: np.ndarray, rng: np.random.Generator, restarts: int = 8, itera
 
 def _domains(features: np.ndarray, degrees: np.ndarray, pattern: LibraryPattern) -> np.ndarray:
     """(m x n) bool: graph nodes each pattern node may map to (same feature, degree >= its pattern degree)."""
-    return ((features[None, :] == pattern.features[:, None])
-            & (degrees[None, :] >= pattern.adj.sum(axis=1)[:, None]))
+    return (features[None, :] == pattern.features[:, None]) & (degrees[None, :] >= pattern.adj.sum(axis=1)[:, None])
 
 
 def bitsets(rows: np.ndarray) -> np.ndarray:
     """Each bool row as little-endian uint64 words (bit v of row i = rows[i, v])."""
     words = -(-rows.shape[1] // 64)
     padded = np.zeros((rows.shape[0], 64 * words), dtype=bool)
-    padded[:, :rows.shape[1]] = rows
+    padded[:, : rows.shape[1]] = rows
     return np.packbits(padded, axis=1, bitorder="little").view(np.uint64)
 
 
@@ -190,8 +206,9 @@ def has_copy(neighbours: np.ndarray, allowed: np.ndarray, pattern: LibraryPatter
     if len(allowed) == 0:
         return True
     order = np.argsort(allowed.sum(axis=1), kind="stable")  # fewest candidates first
-    return bool(_has_copy_kernel(neighbours, bitsets(allowed[order]),
-                                 np.ascontiguousarray(pattern.adj[np.ix_(order, order)])))
+    return bool(
+        _has_copy_kernel(neighbours, bitsets(allowed[order]), np.ascontiguousarray(pattern.adj[np.ix_(order, order)]))
+    )
 
 
 @dataclass(frozen=True)
@@ -221,8 +238,9 @@ def _first_copy(target: _Target, pattern: LibraryPattern) -> np.ndarray | None:
     domains = _lad_domains(target, pattern)
     if domains is None:
         return None
-    found, mapping = target.graph.subisomorphic_lad(to_igraph(pattern.adj), domains=domains, induced=True,
-                                                    return_mapping=True)[:2]
+    found, mapping = target.graph.subisomorphic_lad(
+        to_igraph(pattern.adj), domains=domains, induced=True, return_mapping=True
+    )[:2]
     return np.asarray(mapping, dtype=np.int64) if found else None
 
 
@@ -241,8 +259,9 @@ def largest_first(library: Sequence[LibraryPattern], low: int, high: int | None 
     return sorted(keep, key=lambda k: -library[k].size)
 
 
-def find_large_copy(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern],
-                    min_size: int = LARGE_MIN) -> Match | None:
+def find_large_copy(
+    adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], min_size: int = LARGE_MIN
+) -> Match | None:
     """The first induced copy, in the whole graph, of the largest pattern with m >= ``min_size`` that has one."""
     target = _target(adj, features)
     for k in largest_first(library, min_size):
@@ -257,9 +276,14 @@ def distinct_node_sets(mappings: np.ndarray, cap: int) -> np.ndarray:
     return np.unique(np.sort(mappings, axis=1), axis=0)[:cap]
 
 
-def enumerate_small_copies(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern],
-                           shortlist: np.ndarray, max_size: int = LARGE_MIN - 1,
-                           cap: int = COPY_CAP) -> list[Candidate]:
+def enumerate_small_copies(
+    adj: np.ndarray,
+    features: np.ndarray,
+    library: Sequence[LibraryPattern],
+    shortlist: np.ndarray,
+    max_size: int = LARGE_MIN - 1,
+    cap: int = COPY_CAP,
+) -> list[Candidate]:
     """Every induced copy of every pattern with m <= ``max_size`` inside the shortlist-induced subgraph.
 
     A copy appears once per feature-preserving automorphism among LAD's mappings; it is kept once, by node set.
@@ -293,8 +317,9 @@ def _internal_loglik(inner_adj: np.ndarray, placement: np.ndarray, blocks: np.nd
     return float(logs.sum() - np.trace(logs)) / 2.0
 
 
-def score_copy(adj: np.ndarray, nodes: np.ndarray, pattern: LibraryPattern, resp_host: np.ndarray,
-               law: np.ndarray) -> float:
+def score_copy(
+    adj: np.ndarray, nodes: np.ndarray, pattern: LibraryPattern, resp_host: np.ndarray, law: np.ndarray
+) -> float:
     """Eq. (2): the approximate log ratio P(G | S carries pattern k) / P(G | all nodes host); nan if undefined.
 
     The number of host blocks b is ``resp_host``'s column count; ``law`` is :func:`host_size_law`'s array.
@@ -312,12 +337,17 @@ def score_copy(adj: np.ndarray, nodes: np.ndarray, pattern: LibraryPattern, resp
     placement = cross.argmax(axis=1)
     cross_edges = float(cross_adj.sum())
     cross_q = cross_edges * math.log(PATTERN_HOST_P) + (cross_adj.size - cross_edges) * math.log1p(-PATTERN_HOST_P)
-    return (m * math.log(FEATURE_VALUES)
-            - _internal_loglik(rows[:, nodes], placement, blocks)
-            + cross_q - float(cross.max(axis=1).sum())
-            + math.log(size_ratio[0] / size_ratio[1])
-            + math.log(pattern.aut) + math.lgamma(n - m + 1) - math.lgamma(n + 1)
-            + m * math.log(b))
+    return (
+        m * math.log(FEATURE_VALUES)
+        - _internal_loglik(rows[:, nodes], placement, blocks)
+        + cross_q
+        - float(cross.max(axis=1).sum())
+        + math.log(size_ratio[0] / size_ratio[1])
+        + math.log(pattern.aut)
+        + math.lgamma(n - m + 1)
+        - math.lgamma(n + 1)
+        + m * math.log(b)
+    )
 
 
 def _labels(n: int, nodes: np.ndarray) -> np.ndarray:
@@ -326,8 +356,14 @@ def _labels(n: int, nodes: np.ndarray) -> np.ndarray:
     return labels
 
 
-def decide_match(adj: np.ndarray, library: Sequence[LibraryPattern], large: Match | None,
-                 candidates: Sequence[Candidate], resp_host: np.ndarray, law: np.ndarray) -> MatchResult:
+def decide_match(
+    adj: np.ndarray,
+    library: Sequence[LibraryPattern],
+    large: Match | None,
+    candidates: Sequence[Candidate],
+    resp_host: np.ndarray,
+    law: np.ndarray,
+) -> MatchResult:
     """Label a large copy if there is one, else the best-scoring candidate (fallbacks in the module doc)."""
     n = len(adj)
     if large is not None:
@@ -344,31 +380,47 @@ def decide_match(adj: np.ndarray, library: Sequence[LibraryPattern], large: Matc
     return MatchResult(_labels(n, chosen.nodes), chosen.pattern, kind, len(candidates))
 
 
-def match_graph(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], shortlist: np.ndarray,
-                resp_host: np.ndarray, law: np.ndarray) -> MatchResult:
+def match_graph(
+    adj: np.ndarray,
+    features: np.ndarray,
+    library: Sequence[LibraryPattern],
+    shortlist: np.ndarray,
+    resp_host: np.ndarray,
+    law: np.ndarray,
+) -> MatchResult:
     """The likelihood matcher on one graph: large search, else scored small copies inside the shortlist."""
     large = find_large_copy(adj, features, library)
     candidates = [] if large is not None else enumerate_small_copies(adj, features, library, shortlist)
     return decide_match(adj, library, large, candidates, resp_host, law)
 
 
-def largest_match(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern],
-                  shortlist: np.ndarray) -> MatchResult:
+def largest_match(
+    adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], shortlist: np.ndarray
+) -> MatchResult:
     """The largest-match rule: the first copy of the largest pattern that has one (small ones: in the shortlist)."""
     return _largest_rule(adj, features, library, shortlist, find_large_copy(adj, features, library))
 
 
-def match_both(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], shortlist: np.ndarray,
-               resp_host: np.ndarray, law: np.ndarray) -> tuple[MatchResult, MatchResult]:
+def match_both(
+    adj: np.ndarray,
+    features: np.ndarray,
+    library: Sequence[LibraryPattern],
+    shortlist: np.ndarray,
+    resp_host: np.ndarray,
+    law: np.ndarray,
+) -> tuple[MatchResult, MatchResult]:
     """:func:`match_graph` and :func:`largest_match` of one graph, sharing their large-pattern search."""
     large = find_large_copy(adj, features, library)
     candidates = [] if large is not None else enumerate_small_copies(adj, features, library, shortlist)
-    return (decide_match(adj, library, large, candidates, resp_host, law),
-            _largest_rule(adj, features, library, shortlist, large))
+    return (
+        decide_match(adj, library, large, candidates, resp_host, law),
+        _largest_rule(adj, features, library, shortlist, large),
+    )
 
 
-def _largest_rule(adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], shortlist: np.ndarray,
-                  large: Match | None) -> MatchResult:
+def _largest_rule(
+    adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], shortlist: np.ndarray, large: Match | None
+) -> MatchResult:
     """The largest-match rule given the large search's outcome: its copy, else the largest small pattern with a
     copy in the shortlist."""
     if large is not None:

@@ -28,8 +28,20 @@ from graphaudit.data.readers import DataFormatError
 from graphaudit.pattern.ms_bp import COUNT_CAP, UNKNOWN, neighbour_mines
 from graphaudit.stats.metrics import auroc
 
-__all__ = ["Board", "COUNT_CAP", "MaskAUC", "SIDE", "UNKNOWN", "check_regenerated", "counts_from_mines",
-           "grid_edges", "mask_auroc", "read_official", "regenerate_board", "stratified_masks"]
+__all__ = [
+    "COUNT_CAP",
+    "SIDE",
+    "UNKNOWN",
+    "Board",
+    "MaskAUC",
+    "check_regenerated",
+    "counts_from_mines",
+    "grid_edges",
+    "mask_auroc",
+    "read_official",
+    "regenerate_board",
+    "stratified_masks",
+]
 
 SIDE = 100
 N_MINES = 2000
@@ -95,26 +107,42 @@ class Board:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the board as an ``.npz`` (atomic, byte-reproducible, no pickle)."""
-        write_npz(path, counts=self.counts, labels=self.labels, train_masks=self.train_masks,
-                  val_masks=self.val_masks, test_masks=self.test_masks,
-                  meta=np.array(json.dumps({"side": self.side, "source": self.source})))
+        write_npz(
+            path,
+            counts=self.counts,
+            labels=self.labels,
+            train_masks=self.train_masks,
+            val_masks=self.val_masks,
+            test_masks=self.test_masks,
+            meta=np.array(json.dumps({"side": self.side, "source": self.source})),
+        )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Board:
         """Read a board written by :meth:`save`."""
         with np.load(path, allow_pickle=False) as archive:
             meta = json.loads(str(archive["meta"]))
-            return cls(side=int(meta["side"]), counts=archive["counts"], labels=archive["labels"],
-                       train_masks=archive["train_masks"], val_masks=archive["val_masks"],
-                       test_masks=archive["test_masks"], source=meta["source"])
+            return cls(
+                side=int(meta["side"]),
+                counts=archive["counts"],
+                labels=archive["labels"],
+                train_masks=archive["train_masks"],
+                val_masks=archive["val_masks"],
+                test_masks=archive["test_masks"],
+                source=meta["source"],
+            )
 
 
 # ---- grid facts ---------------------------------------------------------------------------------------
 def grid_edges(side: int) -> np.ndarray:
     """Edges of the ``side`` x ``side`` king-move grid as (E, 2) int64 pairs u < v, sorted by (u, v)."""
     index = np.arange(side * side).reshape(side, side)
-    pairs = [(index[:, :-1], index[:, 1:]), (index[:-1, :], index[1:, :]),  # right, down
-             (index[:-1, :-1], index[1:, 1:]), (index[:-1, 1:], index[1:, :-1])]  # down-right, down-left
+    pairs = [
+        (index[:, :-1], index[:, 1:]),
+        (index[:-1, :], index[1:, :]),  # right, down
+        (index[:-1, :-1], index[1:, 1:]),
+        (index[:-1, 1:], index[1:, :-1]),
+    ]  # down-right, down-left
     edges = np.concatenate([np.stack([a.ravel(), b.ravel()], axis=1) for a, b in pairs])
     edges = np.sort(edges, axis=1)
     return edges[np.lexsort((edges[:, 1], edges[:, 0]))].astype(np.int64)
@@ -132,7 +160,8 @@ def _require(condition: bool, path: str | os.PathLike[str], what: str) -> None:
     if not condition:
         raise StatisticsMismatchError(
             f"minesweeper ({path}): {what}. This is not the released yandex-research/heterophilous-graphs "
-            "data/minesweeper.npz (135,045 bytes); download it again or point the data mirror at a good copy.")
+            "data/minesweeper.npz (135,045 bytes); download it again or point the data mirror at a good copy."
+        )
 
 
 def _load_arrays(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
@@ -150,8 +179,11 @@ def _load_arrays(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
 
 def _counts_from_features(features: np.ndarray, path: str | os.PathLike[str]) -> np.ndarray:
     _require(features.shape == (SIDE * SIDE, 7), path, f"node_features has shape {features.shape}, not (10000, 7)")
-    _require(bool(np.isin(features, (0, 1)).all() and (features.sum(axis=1) == 1).all()), path,
-             "node_features rows are not one-hot")
+    _require(
+        bool(np.isin(features, (0, 1)).all() and (features.sum(axis=1) == 1).all()),
+        path,
+        "node_features rows are not one-hot",
+    )
     sums = tuple(int(s) for s in features.sum(axis=0))
     _require(sums == FEATURE_SUMS, path, f"feature column sums are {sums}, not {FEATURE_SUMS}")
     return (np.argmax(features, axis=1) - 1).astype(np.int8)  # column 0 -> -1, column k -> count k - 1
@@ -160,11 +192,17 @@ def _counts_from_features(features: np.ndarray, path: str | os.PathLike[str]) ->
 def _check_masks(arrays: dict[str, np.ndarray], labels: np.ndarray, path: str | os.PathLike[str]) -> None:
     for split, cells in SPLIT_CELLS.items():
         mask = arrays[f"{split}_masks"]
-        _require(mask.shape == (N_MASKS, SIDE * SIDE) and mask.dtype == bool, path,
-                 f"{split}_masks has {mask.dtype} {mask.shape}, not bool (10, 10000)")
+        _require(
+            mask.shape == (N_MASKS, SIDE * SIDE) and mask.dtype == bool,
+            path,
+            f"{split}_masks has {mask.dtype} {mask.shape}, not bool (10, 10000)",
+        )
         _require(bool((mask.sum(axis=1) == cells).all()), path, f"{split}_masks do not all hold {cells} cells")
-        _require(bool((mask[:, labels == 1].sum(axis=1) == SPLIT_MINES[split]).all()), path,
-                 f"{split}_masks are not stratified ({SPLIT_MINES[split]} mines each)")
+        _require(
+            bool((mask[:, labels == 1].sum(axis=1) == SPLIT_MINES[split]).all()),
+            path,
+            f"{split}_masks are not stratified ({SPLIT_MINES[split]} mines each)",
+        )
     cover = arrays["train_masks"].astype(int) + arrays["val_masks"] + arrays["test_masks"]
     _require(bool((cover == 1).all()), path, "train/val/test masks of a split overlap or leave cells out")
 
@@ -179,8 +217,11 @@ def read_official(path: str | os.PathLike[str]) -> Board:
     """
     arrays = _load_arrays(path)
     labels = arrays["node_labels"]
-    _require(labels.shape == (SIDE * SIDE,) and bool(np.isin(labels, (0, 1)).all()), path,
-             f"node_labels has shape {labels.shape} or values outside 0/1")
+    _require(
+        labels.shape == (SIDE * SIDE,) and bool(np.isin(labels, (0, 1)).all()),
+        path,
+        f"node_labels has shape {labels.shape} or values outside 0/1",
+    )
     _require(int(labels.sum()) == N_MINES, path, f"{int(labels.sum())} mines, not {N_MINES}")
     edges = arrays["edges"]
     _require(edges.shape == (N_EDGES, 2), path, f"edges has shape {edges.shape}, not ({N_EDGES}, 2)")
@@ -190,16 +231,30 @@ def read_official(path: str | os.PathLike[str]) -> Board:
     mines = labels.reshape(SIDE, SIDE)
     expected = counts_from_mines(mines, (counts == UNKNOWN).reshape(SIDE, SIDE)).ravel()
     _require(bool(np.array_equal(counts, expected)), path, "revealed counts disagree with the mines' neighbour counts")
-    _require(int(labels[counts != UNKNOWN].sum()) == REVEALED_MINES, path,
-             f"{int(labels[counts != UNKNOWN].sum())} mines on revealed cells, not {REVEALED_MINES}")
+    _require(
+        int(labels[counts != UNKNOWN].sum()) == REVEALED_MINES,
+        path,
+        f"{int(labels[counts != UNKNOWN].sum())} mines on revealed cells, not {REVEALED_MINES}",
+    )
     _check_masks(arrays, labels, path)
-    return Board(side=SIDE, counts=counts, labels=labels.astype(np.uint8), train_masks=arrays["train_masks"],
-                 val_masks=arrays["val_masks"], test_masks=arrays["test_masks"], source="official")
+    return Board(
+        side=SIDE,
+        counts=counts,
+        labels=labels.astype(np.uint8),
+        train_masks=arrays["train_masks"],
+        val_masks=arrays["val_masks"],
+        test_masks=arrays["test_masks"],
+        source="official",
+    )
 
 
 # ---- offline regeneration (data construction only) ----------------------------------------------------
-def stratified_masks(labels: np.ndarray, rng: np.random.Generator, n_masks: int = N_MASKS,
-                     shares: tuple[float, float, float] = (0.5, 0.25, 0.25)) -> tuple[np.ndarray, ...]:
+def stratified_masks(
+    labels: np.ndarray,
+    rng: np.random.Generator,
+    n_masks: int = N_MASKS,
+    shares: tuple[float, float, float] = (0.5, 0.25, 0.25),
+) -> tuple[np.ndarray, ...]:
     """``n_masks`` stratified train/val/test partitions of the cells: each class is shuffled on its own and
     cut by ``shares`` (2,000 mines -> exactly 1,000/500/500). Returns three (n_masks, N) bool arrays."""
     labels = np.asarray(labels)
@@ -226,8 +281,9 @@ def regenerate_board(mask_seed: int) -> Board:
     unknown[np.random.default_rng(1).permutation(SIDE * SIDE)[:N_UNKNOWN]] = True
     counts = counts_from_mines(mines.reshape(SIDE, SIDE), unknown.reshape(SIDE, SIDE)).ravel()
     train, val, test = stratified_masks(mines, rng_for("pattern", "minesweeper", "masks", mask_seed))
-    return Board(side=SIDE, counts=counts, labels=mines, train_masks=train, val_masks=val, test_masks=test,
-                 source="regenerated")
+    return Board(
+        side=SIDE, counts=counts, labels=mines, train_masks=train, val_masks=val, test_masks=test, source="regenerated"
+    )
 
 
 def check_regenerated(regenerated: Board, official: Board) -> None:
@@ -239,7 +295,8 @@ def check_regenerated(regenerated: Board, official: Board) -> None:
             differ = int((ours != theirs).sum()) if ours.shape == theirs.shape else "all"
             raise StatisticsMismatchError(
                 f"regenerated minesweeper {name} differ from the released file in {differ} cells (numpy "
-                f"{np.__version__}); its Generator stream has changed: use the official file instead.")
+                f"{np.__version__}); its Generator stream has changed: use the official file instead."
+            )
 
 
 # ---- scoring ------------------------------------------------------------------------------------------

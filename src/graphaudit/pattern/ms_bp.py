@@ -31,8 +31,17 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-__all__ = ["BPResult", "COUNT_CAP", "MINE_RATE", "UNKNOWN", "as_clamp_grid", "as_count_grid",
-           "belief_propagation", "factor_graph", "neighbour_mines"]
+__all__ = [
+    "COUNT_CAP",
+    "MINE_RATE",
+    "UNKNOWN",
+    "BPResult",
+    "as_clamp_grid",
+    "as_count_grid",
+    "belief_propagation",
+    "factor_graph",
+    "neighbour_mines",
+]
 
 MINE_RATE = 0.2
 COUNT_CAP = 5  # a revealed 5 means "five or more"
@@ -84,7 +93,7 @@ def neighbour_mines(mines: np.ndarray) -> np.ndarray:
     for dr in (-1, 0, 1):
         for dc in (-1, 0, 1):
             if dr or dc:
-                total += padded[1 + dr:1 + dr + rows, 1 + dc:1 + dc + cols]
+                total += padded[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
     return total
 
 
@@ -215,8 +224,13 @@ def _run(f_count, f_ptr, v_ptr, v_edge, clamp, prior, damping, cap, sweeps, beli
     return change, bad
 
 
-def belief_propagation(counts: np.ndarray, clamp: np.ndarray | None = None, sweeps: int = SWEEPS,
-                       damping: float = DAMPING, prior: float = MINE_RATE) -> BPResult:
+def belief_propagation(
+    counts: np.ndarray,
+    clamp: np.ndarray | None = None,
+    sweeps: int = SWEEPS,
+    damping: float = DAMPING,
+    prior: float = MINE_RATE,
+) -> BPResult:
     """Damped loopy BP for ``sweeps`` parallel sweeps (no early stop: the paper stops at its limit).
 
     ``counts``: (rows, cols) grid, -1 unknown, 0..4, 5 = >= 5. ``clamp``: optional grid of the same shape,
@@ -229,7 +243,13 @@ def belief_propagation(counts: np.ndarray, clamp: np.ndarray | None = None, swee
     f_count, f_ptr, _, v_ptr, v_edge = factor_graph(counts)
     beliefs = np.where(clamp_flat >= 0, clamp_flat, prior).astype(np.float64)
     start = time.perf_counter()
-    change, bad = _run(f_count, f_ptr, v_ptr, v_edge, clamp_flat, float(prior), float(damping), COUNT_CAP,
-                       int(sweeps), beliefs)
-    return BPResult(marginals=beliefs.reshape(counts.shape), sweeps=int(sweeps), last_change=float(change),
-                    contradictions=int(bad), seconds=time.perf_counter() - start)
+    change, bad = _run(
+        f_count, f_ptr, v_ptr, v_edge, clamp_flat, float(prior), float(damping), COUNT_CAP, int(sweeps), beliefs
+    )
+    return BPResult(
+        marginals=beliefs.reshape(counts.shape),
+        sweeps=int(sweeps),
+        last_change=float(change),
+        contradictions=int(bad),
+        seconds=time.perf_counter() - start,
+    )

@@ -52,9 +52,25 @@ from graphaudit.common.atomic import write_npz
 from graphaudit.common.seeds import rng_for
 from graphaudit.pattern.ms_bp import COUNT_CAP, MINE_RATE, UNKNOWN, as_count_grid, neighbour_mines
 
-__all__ = ["Annealing", "ChainState", "MAX_WIDTH", "SOFT_FLOOR", "STRIP_WIDTH", "StripDraw", "combine_chains",
-           "enumerate_strip", "label_trace_weights", "run_chain", "self_test_full_width", "self_test_strips",
-           "start_chain", "strip_bounds", "strip_updates", "sweep", "violated_counts"]
+__all__ = [
+    "MAX_WIDTH",
+    "SOFT_FLOOR",
+    "STRIP_WIDTH",
+    "Annealing",
+    "ChainState",
+    "StripDraw",
+    "combine_chains",
+    "enumerate_strip",
+    "label_trace_weights",
+    "run_chain",
+    "self_test_full_width",
+    "self_test_strips",
+    "start_chain",
+    "strip_bounds",
+    "strip_updates",
+    "sweep",
+    "violated_counts",
+]
 
 STRIP_WIDTH = 4
 MAX_WIDTH = 4
@@ -327,7 +343,7 @@ def _strip_update(board, counts, c0, w, hard, weight, prior, uniforms, marg, phi
     prior_row = np.empty(size)
     for v in range(size):
         ones = _popcount(v)
-        prior_row[v] = prior ** ones * (1.0 - prior) ** (w - ones)
+        prior_row[v] = prior**ones * (1.0 - prior) ** (w - ones)
     _tables(board, counts, c0, w, hard, weight, phi)
     if not _forward(phi, prior_row, size, height, alpha):
         return _FAILED
@@ -354,8 +370,9 @@ def _strip_sequence(board, counts, starts, widths, hard, weight, prior, uniforms
     alpha = np.empty((height, size * size))
     beta = np.empty((height, size * size))
     for j in range(starts.shape[0]):
-        if _strip_update(board, counts, starts[j], widths[j], hard, weight, prior, uniforms[j], marg_out[j], phi,
-                         alpha, beta):
+        if _strip_update(
+            board, counts, starts[j], widths[j], hard, weight, prior, uniforms[j], marg_out[j], phi, alpha, beta
+        ):
             return j + 1
     return 0
 
@@ -388,24 +405,49 @@ def _weight_args(weight: float | None) -> tuple[bool, float]:
     return False, float(weight)
 
 
-def _run_strips(board: np.ndarray, counts: np.ndarray, bounds: list[tuple[int, int]], uniforms: np.ndarray,
-                weight: float | None, prior: float, where: str) -> np.ndarray:
+def _run_strips(
+    board: np.ndarray,
+    counts: np.ndarray,
+    bounds: list[tuple[int, int]],
+    uniforms: np.ndarray,
+    weight: float | None,
+    prior: float,
+    where: str,
+) -> np.ndarray:
     """Apply the strips ``bounds`` (column ranges) to ``board`` in place; returns (strips, H, MAX_WIDTH)."""
     hard, weight_value = _weight_args(weight)
     starts = np.array([lo for lo, _ in bounds], dtype=np.int64)
     widths = np.array([hi - lo for lo, hi in bounds], dtype=np.int64)
     marginals = np.zeros((len(bounds), board.shape[0], MAX_WIDTH))
-    failed = _strip_sequence(board, counts, starts, widths, hard, weight_value, float(prior),
-                             np.ascontiguousarray(uniforms, dtype=np.float64), marginals)
+    failed = _strip_sequence(
+        board,
+        counts,
+        starts,
+        widths,
+        hard,
+        weight_value,
+        float(prior),
+        np.ascontiguousarray(uniforms, dtype=np.float64),
+        marginals,
+    )
     if failed:
         lo, hi = bounds[failed - 1]
-        raise RuntimeError(f"the strip conditional of {where} {lo}..{hi - 1} is empty: the board outside it violates "
-                           "a revealed count that touches it; hard updates need a valid board, so anneal first")
+        raise RuntimeError(
+            f"the strip conditional of {where} {lo}..{hi - 1} is empty: the board outside it violates "
+            "a revealed count that touches it; hard updates need a valid board, so anneal first"
+        )
     return marginals
 
 
-def strip_updates(board: np.ndarray, counts: np.ndarray, starts: np.ndarray, width: int, uniforms: np.ndarray,
-                  weight: float | None = None, prior: float = MINE_RATE) -> StripDraw:
+def strip_updates(
+    board: np.ndarray,
+    counts: np.ndarray,
+    starts: np.ndarray,
+    width: int,
+    uniforms: np.ndarray,
+    weight: float | None = None,
+    prior: float = MINE_RATE,
+) -> StripDraw:
     """Redraw the strips of columns ``starts[j] .. starts[j]+width-1`` one after the other from their exact
     conditionals (``weight=None``: hard constraints; a number: soft penalty weight), strip j with
     ``uniforms[j]`` (H - 1 values in [0, 1)). ``board`` is not modified."""
@@ -428,8 +470,14 @@ def strip_bounds(n_columns: int, offset: int, width: int = STRIP_WIDTH) -> list[
     return [(max(s, 0), min(s + width, n_columns)) for s in starts if min(s + width, n_columns) > max(s, 0)]
 
 
-def sweep(board: np.ndarray, counts: np.ndarray, rng: np.random.Generator, weight: float | None = None,
-          width: int = STRIP_WIDTH, prior: float = MINE_RATE) -> tuple[np.ndarray, np.ndarray]:
+def sweep(
+    board: np.ndarray,
+    counts: np.ndarray,
+    rng: np.random.Generator,
+    weight: float | None = None,
+    width: int = STRIP_WIDTH,
+    prior: float = MINE_RATE,
+) -> tuple[np.ndarray, np.ndarray]:
     """One sweep (column strips, then row strips, each tiling at its own random offset) of a copy of ``board``.
 
     Returns ``(board, marginals)`` with marginals (2, H, W): each cell's strip conditional from the column
@@ -520,19 +568,38 @@ class ChainState:
     def marginals(self) -> np.ndarray:
         """The chain's Rao-Blackwellised P(mine) per cell (mean of every kept strip conditional)."""
         if not self.marginal_count.all():
-            raise ValueError(f"chain {self.seed} has no kept sweeps yet ({self.sample_sweeps} hard sweeps, "
-                             f"burn-in {self.burn_in}); run it longer")
+            raise ValueError(
+                f"chain {self.seed} has no kept sweeps yet ({self.sample_sweeps} hard sweeps, "
+                f"burn-in {self.burn_in}); run it longer"
+            )
         return self.marginal_sum / self.marginal_count
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the state to one ``.npz`` (arrays, plus the scalars and RNG state as a JSON string)."""
-        meta = {"seed": self.seed, "rng_state": self.rng_state, "phase": self.phase, "weight": self.weight,
-                "at_cap": self.at_cap, "anneal_sweeps": self.anneal_sweeps, "sample_sweeps": self.sample_sweeps,
-                "counts_sha256": self.counts_sha256, "width": self.width, "prior": self.prior,
-                "burn_in": self.burn_in, "schedule": asdict(self.schedule)}
-        write_npz(path, board=self.board, marginal_sum=self.marginal_sum, marginal_count=self.marginal_count,
-                  mine_trace=self.mine_trace, trace=self.trace, violations=self.violations,
-                  meta=np.array(json.dumps(meta, sort_keys=True)))
+        meta = {
+            "seed": self.seed,
+            "rng_state": self.rng_state,
+            "phase": self.phase,
+            "weight": self.weight,
+            "at_cap": self.at_cap,
+            "anneal_sweeps": self.anneal_sweeps,
+            "sample_sweeps": self.sample_sweeps,
+            "counts_sha256": self.counts_sha256,
+            "width": self.width,
+            "prior": self.prior,
+            "burn_in": self.burn_in,
+            "schedule": asdict(self.schedule),
+        }
+        write_npz(
+            path,
+            board=self.board,
+            marginal_sum=self.marginal_sum,
+            marginal_count=self.marginal_count,
+            mine_trace=self.mine_trace,
+            trace=self.trace,
+            violations=self.violations,
+            meta=np.array(json.dumps(meta, sort_keys=True)),
+        )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ChainState:
@@ -545,21 +612,43 @@ class ChainState:
 
 
 def _digest(counts: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(counts, dtype=np.int8).tobytes()
-                          + str(counts.shape).encode()).hexdigest()
+    return hashlib.sha256(
+        np.ascontiguousarray(counts, dtype=np.int8).tobytes() + str(counts.shape).encode()
+    ).hexdigest()
 
 
-def start_chain(counts: np.ndarray, seed: int, width: int = STRIP_WIDTH, prior: float = MINE_RATE,
-                burn_in: int = BURN_IN, schedule: Annealing = Annealing()) -> ChainState:
+def start_chain(
+    counts: np.ndarray,
+    seed: int,
+    width: int = STRIP_WIDTH,
+    prior: float = MINE_RATE,
+    burn_in: int = BURN_IN,
+    schedule: Annealing = Annealing(),
+) -> ChainState:
     """A new chain: a board drawn from the prior with ``rng_for("pattern", "minesweeper", "strip_chain", seed)``."""
     counts = as_count_grid(counts)
     rng = rng_for("pattern", "minesweeper", "strip_chain", seed)
     board = (rng.random(counts.shape) < prior).astype(np.uint8)
-    return ChainState(seed=int(seed), board=board, rng_state=rng.bit_generator.state, phase="anneal",
-                      weight=schedule.start, at_cap=0, anneal_sweeps=0, sample_sweeps=0,
-                      marginal_sum=np.zeros(counts.shape), marginal_count=np.zeros(counts.shape, dtype=np.int64),
-                      mine_trace=np.zeros(0), trace=np.zeros(0), violations=np.zeros(0, dtype=np.int64),
-                      counts_sha256=_digest(counts), width=width, prior=prior, burn_in=burn_in, schedule=schedule)
+    return ChainState(
+        seed=int(seed),
+        board=board,
+        rng_state=rng.bit_generator.state,
+        phase="anneal",
+        weight=schedule.start,
+        at_cap=0,
+        anneal_sweeps=0,
+        sample_sweeps=0,
+        marginal_sum=np.zeros(counts.shape),
+        marginal_count=np.zeros(counts.shape, dtype=np.int64),
+        mine_trace=np.zeros(0),
+        trace=np.zeros(0),
+        violations=np.zeros(0, dtype=np.int64),
+        counts_sha256=_digest(counts),
+        width=width,
+        prior=prior,
+        burn_in=burn_in,
+        schedule=schedule,
+    )
 
 
 def label_trace_weights(labels: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -572,8 +661,13 @@ def label_trace_weights(labels: np.ndarray, cells: np.ndarray) -> np.ndarray:
     return mines / mines.sum() - others / others.sum()
 
 
-def run_chain(state: ChainState, counts: np.ndarray, sweeps: int, trace_weights: np.ndarray | None = None,
-              stop_when_valid: bool = False) -> ChainState:
+def run_chain(
+    state: ChainState,
+    counts: np.ndarray,
+    sweeps: int,
+    trace_weights: np.ndarray | None = None,
+    stop_when_valid: bool = False,
+) -> ChainState:
     """Continue ``state`` by ``sweeps`` sweeps (annealing or sampling, whichever phase it is in); returns the new
     state (the input is not modified). ``trace_weights`` (H, W) define the trace (zeros if omitted).
     ``stop_when_valid`` ends the run at the sweep that first reaches a valid board."""
@@ -608,10 +702,21 @@ def run_chain(state: ChainState, counts: np.ndarray, sweeps: int, trace_weights:
             marginal_count += 2
             mines.append(float(board.sum()))
             trace.append(float(np.sum(weights * (marginals[0] + marginals[1]) / 2.0)))
-    return replace(state, board=board, rng_state=rng.bit_generator.state, phase=phase, weight=weight,
-                   at_cap=at_cap, anneal_sweeps=anneal_sweeps, sample_sweeps=sample_sweeps,
-                   marginal_sum=marginal_sum, marginal_count=marginal_count, mine_trace=np.array(mines, dtype=float),
-                   trace=np.array(trace, dtype=float), violations=np.array(violations, dtype=np.int64))
+    return replace(
+        state,
+        board=board,
+        rng_state=rng.bit_generator.state,
+        phase=phase,
+        weight=weight,
+        at_cap=at_cap,
+        anneal_sweeps=anneal_sweeps,
+        sample_sweeps=sample_sweeps,
+        marginal_sum=marginal_sum,
+        marginal_count=marginal_count,
+        mine_trace=np.array(mines, dtype=float),
+        trace=np.array(trace, dtype=float),
+        violations=np.array(violations, dtype=np.int64),
+    )
 
 
 def combine_chains(states: list[ChainState]) -> np.ndarray:
@@ -624,8 +729,9 @@ def combine_chains(states: list[ChainState]) -> np.ndarray:
 
 
 # ---- self-tests against brute-force enumeration ---------------------------------------------------------
-def enumerate_strip(board: np.ndarray, counts: np.ndarray, c0: int, width: int, weight: float | None = None,
-                    prior: float = MINE_RATE) -> np.ndarray:
+def enumerate_strip(
+    board: np.ndarray, counts: np.ndarray, c0: int, width: int, weight: float | None = None, prior: float = MINE_RATE
+) -> np.ndarray:
     """Brute-force conditional P(mine) of the strip cells given the rest of ``board``: every 0/1 fill of the
     strip weighted by prior x product over *all* revealed counts of the indicator (``weight=None``) or
     exp(-weight x distance). Exponential in the strip size: for tests on small boards only (<= 22 cells)."""
@@ -636,18 +742,22 @@ def enumerate_strip(board: np.ndarray, counts: np.ndarray, c0: int, width: int, 
         raise ValueError(f"enumerating {cells} strip cells is too slow; use a smaller board")
     revealed = counts != UNKNOWN
     numerator, denominator = np.zeros(cells), 0.0
-    for chunk in np.array_split(np.arange(2 ** cells), max(1, 2 ** cells // 65536)):
+    for chunk in np.array_split(np.arange(2**cells), max(1, 2**cells // 65536)):
         fills = ((chunk[:, None] >> np.arange(cells)[None, :]) & 1).astype(np.uint8)
         boards = np.broadcast_to(board, (len(chunk),) + board.shape).copy()
-        boards[:, :, c0:c0 + width] = fills.reshape(len(chunk), height, width)
+        boards[:, :, c0 : c0 + width] = fills.reshape(len(chunk), height, width)
         padded = np.pad(boards.astype(np.int64), ((0, 0), (1, 1), (1, 1)))
-        near = sum(padded[:, 1 + dr:1 + dr + height, 1 + dc:1 + dc + counts.shape[1]]
-                   for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+        near = sum(
+            padded[:, 1 + dr : 1 + dr + height, 1 + dc : 1 + dc + counts.shape[1]]
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if dr or dc
+        )
         distance = np.where(counts == COUNT_CAP, np.maximum(COUNT_CAP - near, 0), np.abs(near - counts))
         distance = np.where(revealed, distance, 0).reshape(len(chunk), -1).sum(axis=1)
         potential = (distance == 0).astype(float) if weight is None else np.exp(-weight * distance)
         ones = fills.sum(axis=1)
-        mass = potential * prior ** ones * (1 - prior) ** (cells - ones)
+        mass = potential * prior**ones * (1 - prior) ** (cells - ones)
         numerator += mass @ fills
         denominator += mass.sum()
     if denominator == 0:

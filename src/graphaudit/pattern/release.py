@@ -35,22 +35,31 @@ def release_splits(gs: GraphSet) -> dict[str, DenseGraphs]:
     ``node_target``."""
     codes, features, targets = gs.get("graph_labels"), gs.get("node_labels"), gs.get("node_target")
     if codes is None or features is None or targets is None:
-        raise ValueError(f"{gs.name}: not a benchmarking-gnns node-classification set (graph_labels, node_labels "
-                         "and node_target are needed); read it with the registry's PATTERN entry")
+        raise ValueError(
+            f"{gs.name}: not a benchmarking-gnns node-classification set (graph_labels, node_labels "
+            "and node_target are needed); read it with the registry's PATTERN entry"
+        )
     out = {}
     for split, code in SPLIT_CODES.items():
         chosen = np.flatnonzero(codes == code)
-        out[split] = pack_graphs([_dense(gs, g) for g in chosen],
-                                 [features[gs.node_ptr[g]:gs.node_ptr[g + 1]] for g in chosen],
-                                 [targets[gs.node_ptr[g]:gs.node_ptr[g + 1]] for g in chosen])
+        out[split] = pack_graphs(
+            [_dense(gs, g) for g in chosen],
+            [features[gs.node_ptr[g] : gs.node_ptr[g + 1]] for g in chosen],
+            [targets[gs.node_ptr[g] : gs.node_ptr[g + 1]] for g in chosen],
+        )
     return out
 
 
 def release_truth(graphs: DenseGraphs, library: Sequence[LibraryPattern], blocks: int = 5) -> Truth:
     """Pattern id (library index by canonical key, -1 if absent), pattern size; host block sizes unknown (-1)."""
     index = {p.key: k for k, p in enumerate(library)}
-    ids = [index.get(canonical_key(*planted_pattern(graphs.adjacency(g), graphs.features(g), graphs.labels(g))), -1)
-           for g in range(graphs.num_graphs)]
+    ids = [
+        index.get(canonical_key(*planted_pattern(graphs.adjacency(g), graphs.features(g), graphs.labels(g))), -1)
+        for g in range(graphs.num_graphs)
+    ]
     sizes = [int(graphs.labels(g).sum()) for g in range(graphs.num_graphs)]
-    return Truth(pattern_id=np.asarray(ids, dtype=np.int64), pattern_size=np.asarray(sizes, dtype=np.int64),
-                 host_sizes=np.full((graphs.num_graphs, blocks), -1, dtype=np.int64))
+    return Truth(
+        pattern_id=np.asarray(ids, dtype=np.int64),
+        pattern_size=np.asarray(sizes, dtype=np.int64),
+        host_sizes=np.full((graphs.num_graphs, blocks), -1, dtype=np.int64),
+    )

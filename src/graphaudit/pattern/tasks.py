@@ -13,10 +13,15 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for, stable_seed
 from graphaudit.data.graphset import GraphSet
 from graphaudit.pattern import checks, matcher, scoring
-from graphaudit.pattern.blind import (class_prior_threshold, pattern_blind_posterior, start_checks,
-                                      threshold_predictions)
-from graphaudit.pattern.canon import (canonical_key, library_from_labels, load_library, planted_pattern,
-                                      reuse_table, save_library)
+from graphaudit.pattern.blind import class_prior_threshold, pattern_blind_posterior, start_checks, threshold_predictions
+from graphaudit.pattern.canon import (
+    canonical_key,
+    library_from_labels,
+    load_library,
+    planted_pattern,
+    reuse_table,
+    save_library,
+)
 from graphaudit.pattern.figures import figure1, figure2
 from graphaudit.pattern.generator import draw_library, familiar_set, fresh_set, law_for, official_split
 from graphaudit.pattern.graphs import DenseGraphs
@@ -42,17 +47,21 @@ def generate(ctx: RuleContext) -> None:
     if cfg["source"] == "release":
         splits = release_splits(GraphSet.load(ctx.input["release"]))
         train = splits["train"]
-        patterns, _ = library_from_labels(planted_pattern(train.adjacency(g), train.features(g), train.labels(g))
-                                          for g in range(train.num_graphs))
+        patterns, _ = library_from_labels(
+            planted_pattern(train.adjacency(g), train.features(g), train.labels(g)) for g in range(train.num_graphs)
+        )
         official = {split: (graphs, release_truth(graphs, patterns)) for split, graphs in splits.items()}
         library = [(p.adj, p.features) for p in patterns]
     else:
         library = draw_library(law, int(cfg["n_patterns"]), seed)
-        official = {split: official_split(library, law, split, int(cfg["per_pattern"][split]), seed)
-                    for split in SPLITS}
-    sets = {**{f"official_{split}": pair for split, pair in official.items()},
-            "fresh": fresh_set(law, int(cfg["sets"]["fresh"]), seed, cfg["size_law"]),
-            "familiar": familiar_set(library, law, int(cfg["sets"]["familiar"]), seed)}
+        official = {
+            split: official_split(library, law, split, int(cfg["per_pattern"][split]), seed) for split in SPLITS
+        }
+    sets = {
+        **{f"official_{split}": pair for split, pair in official.items()},
+        "fresh": fresh_set(law, int(cfg["sets"]["fresh"]), seed, cfg["size_law"]),
+        "familiar": familiar_set(library, law, int(cfg["sets"]["familiar"]), seed),
+    }
     for name, (graphs, truth) in sets.items():
         graphs.save(ctx.output[name])
         truth.save(ctx.output[f"truth_{name}"])
@@ -70,19 +79,23 @@ def _keys(graphs: DenseGraphs) -> list[str]:
 def library(ctx: RuleContext) -> None:
     """The library read off the training labels only, and Table 6 (reuse across the splits by canonical key)."""
     train = DenseGraphs.load(ctx.input["train"])
-    found = (planted_pattern(train.adjacency(g), train.features(g), train.labels(g))
-             for g in track(range(train.num_graphs), "training patterns"))
+    found = (
+        planted_pattern(train.adjacency(g), train.features(g), train.labels(g))
+        for g in track(range(train.num_graphs), "training patterns")
+    )
     patterns, train_keys = library_from_labels(found)
     save_library(ctx.output["library"], patterns)
-    rows = reuse_table(train_keys, _keys(DenseGraphs.load(ctx.input["val"])),
-                       _keys(DenseGraphs.load(ctx.input["test"])), patterns)
+    rows = reuse_table(
+        train_keys, _keys(DenseGraphs.load(ctx.input["val"])), _keys(DenseGraphs.load(ctx.input["test"])), patterns
+    )
     write_table(pd.DataFrame(rows), ctx.output["table6"], title="Table 6: planted patterns by canonical form")
 
 
 def generator_checks(ctx: RuleContext) -> None:
     """Generator checks against the released patterns' statistics (Appendix A, D)."""
-    rows = checks.generator_checks(load_library(ctx.input["library"]), DenseGraphs.load(ctx.input["train"]),
-                                   _law(ctx.params["pattern"]))
+    rows = checks.generator_checks(
+        load_library(ctx.input["library"]), DenseGraphs.load(ctx.input["train"]), _law(ctx.params["pattern"])
+    )
     write_table(pd.DataFrame(rows), ctx.output["table"], title="Generator checks (Appendix A, D)")
 
 
@@ -106,15 +119,23 @@ def blind(ctx: RuleContext) -> None:
     chosen = shard_graphs(ctx)
     for g in track(chosen, f"pattern-blind {variant} {set_name}"):
         result = pattern_blind_posterior(
-            graphs.adjacency(g), _blind_seed(cfg, set_name, variant, g),
-            size_prior=variant == "prior", sweeps=int(settings["sweeps"]), burn_in=int(settings["burn_in"]),
-            restarts=int(cfg["blind"]["restarts"]), iterations=int(cfg["blind"]["iterations"]))
+            graphs.adjacency(g),
+            _blind_seed(cfg, set_name, variant, g),
+            size_prior=variant == "prior",
+            sweeps=int(settings["sweeps"]),
+            burn_in=int(settings["burn_in"]),
+            restarts=int(cfg["blind"]["restarts"]),
+            iterations=int(cfg["blind"]["iterations"]),
+        )
         posteriors.append(result.posterior)
         in_range.append(result.start_in_range)
         entered.append(result.entered_range)
-    scoring.write_shard(ctx.output["posterior"], chosen, {"posterior": posteriors},
-                        {"start_in_range": np.asarray(in_range, dtype=bool),
-                         "entered_range": np.asarray(entered, dtype=np.int64)})
+    scoring.write_shard(
+        ctx.output["posterior"],
+        chosen,
+        {"posterior": posteriors},
+        {"start_in_range": np.asarray(in_range, dtype=bool), "entered_range": np.asarray(entered, dtype=np.int64)},
+    )
 
 
 def _set_predictions(ctx: RuleContext, set_name: str, threshold: float) -> dict[str, dict[int, np.ndarray]]:
@@ -143,14 +164,20 @@ def _matcher_rows(ctx: RuleContext, set_name: str, graphs: DenseGraphs, order: l
             candidates += data["n_candidates"].tolist()
     truth = {g: graphs.labels(g) for g in order}
     sizes = np.array([int(truth[g].sum()) for g in order])
-    rows = scoring.recovery_rows(SET_NAMES[set_name], sizes,
-                                 [scoring.recovery_kind(truth[g], likelihood[g]) for g in order],
-                                 [scoring.recovery_kind(truth[g], largest[g]) for g in order])
+    rows = scoring.recovery_rows(
+        SET_NAMES[set_name],
+        sizes,
+        [scoring.recovery_kind(truth[g], likelihood[g]) for g in order],
+        [scoring.recovery_kind(truth[g], largest[g]) for g in order],
+    )
     kind_counts = pd.Series(kinds).value_counts()
-    diagnostics = {"set": SET_NAMES[set_name], "graphs": len(order),
-                   **{f"kind_{k}": int(kind_counts.get(k, 0)) for k in ("large", "scored", "fallback_largest", "none")},
-                   "max_candidates": max(candidates, default=0),
-                   "graphs_above_170_nodes": sum(int(graphs.size(g) > 170) for g in order)}
+    diagnostics = {
+        "set": SET_NAMES[set_name],
+        "graphs": len(order),
+        **{f"kind_{k}": int(kind_counts.get(k, 0)) for k in ("large", "scored", "fallback_largest", "none")},
+        "max_candidates": max(candidates, default=0),
+        "graphs_above_170_nodes": sum(int(graphs.size(g) > 170) for g in order),
+    }
     return rows, diagnostics
 
 
@@ -161,8 +188,10 @@ def _blind_diagnostics(ctx: RuleContext, set_name: str) -> dict[str, float]:
             start.append(data["start_in_range"])
             entered.append(data["entered_range"])
     start_all, entered_all = np.concatenate(start), np.concatenate(entered)
-    return {"start_out_of_range_pct": 100.0 * float((~start_all).mean()),
-            "max_sweeps_to_range": int(entered_all.max()) if len(entered_all) else 0}
+    return {
+        "start_out_of_range_pct": 100.0 * float((~start_all).mean()),
+        "max_sweeps_to_range": int(entered_all.max()) if len(entered_all) else 0,
+    }
 
 
 def tables(ctx: RuleContext) -> None:
@@ -174,30 +203,48 @@ def tables(ctx: RuleContext) -> None:
     for set_name in ctx.params["sets"]:
         graphs = DenseGraphs.load(ctx.input[set_name])
         order = scoring.evaluated_graphs(set_name, cfg)
-        weights = bootstrap_weights(len(order), int(cfg["bootstrap"]["replicates"]),
-                                    rng_for("pattern", "bootstrap", cfg["seed"], set_name))
-        counts = {name: scoring.counts_for(graphs, order, pred)
-                  for name, pred in _set_predictions(ctx, set_name, threshold).items()}
+        weights = bootstrap_weights(
+            len(order), int(cfg["bootstrap"]["replicates"]), rng_for("pattern", "bootstrap", cfg["seed"], set_name)
+        )
+        counts = {
+            name: scoring.counts_for(graphs, order, pred)
+            for name, pred in _set_predictions(ctx, set_name, threshold).items()
+        }
         for name, c in counts.items():
-            row = {"predictor": name, "set": SET_NAMES[set_name], "graphs": len(order),
-                   **scoring.score_row(c, weights, int(cfg["batch"]))}
+            row = {
+                "predictor": name,
+                "set": SET_NAMES[set_name],
+                "graphs": len(order),
+                **scoring.score_row(c, weights, int(cfg["batch"])),
+            }
             if name != scoring.PATTERN_BLIND:
                 row.update(scoring.difference_row(c, counts[scoring.PATTERN_BLIND], weights))
             rows3.append(row)
         recovery, diagnostics = _matcher_rows(ctx, set_name, graphs, order)
         rows7 += recovery
         rows_m.append(diagnostics)
-        posterior = {variant: scoring.read_shards(ctx.input_list(f"blind_{variant}_{set_name}"), "posterior")
-                     for variant in ("prior", "noprior")}
-        rows_b.append({"set": SET_NAMES[set_name], "graphs": len(order), "threshold": threshold,
-                       "auc_prior": scoring.pooled_auc(graphs, order, posterior["prior"]),
-                       "auc_noprior": scoring.pooled_auc(graphs, order, posterior["noprior"]),
-                       **_blind_diagnostics(ctx, set_name)})
+        posterior = {
+            variant: scoring.read_shards(ctx.input_list(f"blind_{variant}_{set_name}"), "posterior")
+            for variant in ("prior", "noprior")
+        }
+        rows_b.append(
+            {
+                "set": SET_NAMES[set_name],
+                "graphs": len(order),
+                "threshold": threshold,
+                "auc_prior": scoring.pooled_auc(graphs, order, posterior["prior"]),
+                "auc_noprior": scoring.pooled_auc(graphs, order, posterior["noprior"]),
+                **_blind_diagnostics(ctx, set_name),
+            }
+        )
     table3 = pd.DataFrame(rows3)
     write_table(table3, ctx.output["table3"], title="Table 3: official-like, familiar and fresh sets")
     official = table3[table3["set"] == SET_NAMES["test"]]
-    write_table(_table2(official, ctx.params["published"]), ctx.output["table2"],
-                title="Table 2: official-like test split, published (quoted) and reproduced predictors")
+    write_table(
+        _table2(official, ctx.params["published"]),
+        ctx.output["table2"],
+        title="Table 2: official-like test split, published (quoted) and reproduced predictors",
+    )
     write_table(_table8(official), ctx.output["table8"], title="Table 8: one set of predictions, three conventions")
     write_table(pd.DataFrame(rows7), ctx.output["table7"], title="Table 7: exact recovery by pattern size, error kinds")
     write_table(pd.DataFrame(rows_m), ctx.output["matcher"], title="Likelihood matcher: decisions and fallbacks")
@@ -214,8 +261,9 @@ def _table2(official: pd.DataFrame, published: list[dict]) -> pd.DataFrame:
 
 def _table8(official: pd.DataFrame) -> pd.DataFrame:
     out = official[["predictor", "cw_acc", "cw_batch", "plain"]].rename(columns={"cw_acc": "cw_pooled"})
-    return out.assign(pooled_minus_batch=out["cw_pooled"] - out["cw_batch"],
-                      plain_minus_pooled=out["plain"] - out["cw_pooled"])
+    return out.assign(
+        pooled_minus_batch=out["cw_pooled"] - out["cw_batch"], plain_minus_pooled=out["plain"] - out["cw_pooled"]
+    )
 
 
 def reuse_figure(ctx: RuleContext) -> None:
@@ -226,12 +274,14 @@ def reuse_figure(ctx: RuleContext) -> None:
     sizes = np.array([int(test.labels(g).sum()) for g in range(test.num_graphs)])
     g_test = int(np.argmin(np.abs(sizes - size)))  # the first graph at the size closest to the one asked
     key = _key(test, g_test)
-    g_train = next(g for g in range(train.num_graphs)
-                   if int(train.labels(g).sum()) == sizes[g_test] and _key(train, g) == key)
-    panels = [(f"training graph {g_train}", train.adjacency(g_train), train.features(g_train), train.labels(g_train)),
-              (f"test graph {g_test}", test.adjacency(g_test), test.features(g_test), test.labels(g_test))]
+    g_train = next(
+        g for g in range(train.num_graphs) if int(train.labels(g).sum()) == sizes[g_test] and _key(train, g) == key
+    )
+    panels = [
+        (f"training graph {g_train}", train.adjacency(g_train), train.features(g_train), train.labels(g_train)),
+        (f"test graph {g_test}", test.adjacency(g_test), test.features(g_test), test.labels(g_test)),
+    ]
     figure1(panels, ctx.output["fig1"], seed=stable_seed("pattern", "fig1", ctx.params["seed"]))
-
 
 
 def match(ctx: RuleContext) -> None:
@@ -242,28 +292,45 @@ def match(ctx: RuleContext) -> None:
     noprior = scoring.read_shards([ctx.input["noprior"]], "posterior")
     law = matcher.host_size_law()
     chosen = shard_graphs(ctx)
-    fields: dict[str, list] = {k: [] for k in ("likelihood", "largest", "kind", "kind_largest", "pattern",
-                                               "pattern_largest", "n_candidates")}
+    fields: dict[str, list] = {
+        k: [] for k in ("likelihood", "largest", "kind", "kind_largest", "pattern", "pattern_largest", "n_candidates")
+    }
     start = time.process_time()
     for g in track(chosen, f"matcher {set_name}"):
         adj, features = graphs.adjacency(g), graphs.features(g)
         short = matcher.shortlist(noprior[g], int(cfg["matcher"]["shortlist"]))
-        resp = matcher.fit_host(adj, rng_for("pattern", "host_fit", cfg["seed"], set_name, g),
-                                int(cfg["blind"]["restarts"]), int(cfg["blind"]["iterations"]))
+        resp = matcher.fit_host(
+            adj,
+            rng_for("pattern", "host_fit", cfg["seed"], set_name, g),
+            int(cfg["blind"]["restarts"]),
+            int(cfg["blind"]["iterations"]),
+        )
         best, rule = matcher.match_both(adj, features, patterns, short, resp, law)
-        for name, value in (("likelihood", best.labels), ("largest", rule.labels), ("kind", best.kind),
-                            ("kind_largest", rule.kind), ("pattern", best.pattern),
-                            ("pattern_largest", rule.pattern), ("n_candidates", best.n_candidates)):
+        for name, value in (
+            ("likelihood", best.labels),
+            ("largest", rule.labels),
+            ("kind", best.kind),
+            ("kind_largest", rule.kind),
+            ("pattern", best.pattern),
+            ("pattern_largest", rule.pattern),
+            ("n_candidates", best.n_candidates),
+        ):
             fields[name].append(value)
-    log.info("%s shard %s: %d graphs, %.1f CPU s", set_name, ctx.wildcards["shard"], len(chosen),
-             time.process_time() - start)
-    scoring.write_shard(ctx.output["predictions"], chosen,
-                        {"likelihood": fields["likelihood"], "largest": fields["largest"]},
-                        {"kind": np.array(fields["kind"], dtype=np.str_),
-                         "kind_largest": np.array(fields["kind_largest"], dtype=np.str_),
-                         "pattern": np.asarray(fields["pattern"], dtype=np.int64),
-                         "pattern_largest": np.asarray(fields["pattern_largest"], dtype=np.int64),
-                         "n_candidates": np.asarray(fields["n_candidates"], dtype=np.int64)})
+    log.info(
+        "%s shard %s: %d graphs, %.1f CPU s", set_name, ctx.wildcards["shard"], len(chosen), time.process_time() - start
+    )
+    scoring.write_shard(
+        ctx.output["predictions"],
+        chosen,
+        {"likelihood": fields["likelihood"], "largest": fields["largest"]},
+        {
+            "kind": np.array(fields["kind"], dtype=np.str_),
+            "kind_largest": np.array(fields["kind_largest"], dtype=np.str_),
+            "pattern": np.asarray(fields["pattern"], dtype=np.int64),
+            "pattern_largest": np.asarray(fields["pattern_largest"], dtype=np.int64),
+            "n_candidates": np.asarray(fields["n_candidates"], dtype=np.int64),
+        },
+    )
 
 
 def blind_checks(ctx: RuleContext) -> None:
@@ -272,15 +339,24 @@ def blind_checks(ctx: RuleContext) -> None:
     cfg, checks_cfg = ctx.params["pattern"], ctx.params["pattern"]["blind"]["checks"]
     graphs = DenseGraphs.load(ctx.input["graphs"])
     chosen = scoring.shard_of(scoring.check_graphs(cfg), int(ctx.wildcards["shard"]), cfg)
-    out: dict[str, list[np.ndarray]] = {k: [] for k in ("prior_usual", "prior_planted", "prior_random",
-                                                        "noprior_usual", "noprior_planted")}
+    out: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("prior_usual", "prior_planted", "prior_random", "noprior_usual", "noprior_planted")
+    }
     for g in track(chosen, "pattern-blind start checks"):
         adj, labels = graphs.adjacency(g), graphs.labels(g)
         for variant, chains in (("prior", int(checks_cfg["random_chains"])), ("noprior", 0)):
             settings = cfg["blind"][variant]
-            result = start_checks(adj, labels, _blind_seed(cfg, "test", variant, g),
-                                  variant == "prior", int(settings["sweeps"]), int(settings["burn_in"]),
-                                  int(cfg["blind"]["restarts"]), int(cfg["blind"]["iterations"]), chains)
+            result = start_checks(
+                adj,
+                labels,
+                _blind_seed(cfg, "test", variant, g),
+                variant == "prior",
+                int(settings["sweeps"]),
+                int(settings["burn_in"]),
+                int(cfg["blind"]["restarts"]),
+                int(cfg["blind"]["iterations"]),
+                chains,
+            )
             out[f"{variant}_usual"].append(result["usual"])
             out[f"{variant}_planted"].append(result["planted"])
             if chains:
@@ -296,8 +372,9 @@ def blind_checks_table(ctx: RuleContext) -> None:
     threshold = class_prior_threshold(int(train_labels.sum()), len(train_labels))
     graphs, paths = DenseGraphs.load(ctx.input["test"]), ctx.input_list("chains")
     order = scoring.check_graphs(cfg)
-    weights = bootstrap_weights(len(order), int(cfg["bootstrap"]["replicates"]),
-                                rng_for("pattern", "bootstrap", cfg["seed"], "start_checks"))
+    weights = bootstrap_weights(
+        len(order), int(cfg["bootstrap"]["replicates"]), rng_for("pattern", "bootstrap", cfg["seed"], "start_checks")
+    )
 
     def counts(posteriors: dict[int, np.ndarray]) -> np.ndarray:
         predicted = {g: threshold_predictions(p, threshold) for g, p in posteriors.items()}
@@ -308,17 +385,40 @@ def blind_checks_table(ctx: RuleContext) -> None:
         low, high = percentile_interval(reps)
         return {"check": label, "graphs": len(order), "value": point, "ci_low": low, "ci_high": high, "paper": paper}
 
-    rows = [paired(f"planted start minus usual start, {name} (CW points)",
-                   scoring.read_shards(paths, f"{variant}_planted"),
-                   scoring.read_shards(paths, f"{variant}_usual"), 0.01)
-            for variant, name in (("noprior", "no size prior"), ("prior", "size prior"))]
+    rows = [
+        paired(
+            f"planted start minus usual start, {name} (CW points)",
+            scoring.read_shards(paths, f"{variant}_planted"),
+            scoring.read_shards(paths, f"{variant}_usual"),
+            0.01,
+        )
+        for variant, name in (("noprior", "no size prior"), ("prior", "size prior"))
+    ]
     usual, random = scoring.read_shards(paths, "prior_usual"), scoring.read_shards(paths, "prior_random")
-    agreement = np.array([np.mean(threshold_predictions(random[g], threshold)
-                                  == threshold_predictions(usual[g], threshold)[None, :]) for g in order])
-    rows += [{"check": "random-start chains: median agreement with the usual chain (%)", "graphs": len(order),
-              "value": 100.0 * float(np.median(agreement)), "ci_low": np.nan, "ci_high": np.nan, "paper": 98.3},
-             {"check": "random-start chains: lowest agreement with the usual chain (%)", "graphs": len(order),
-              "value": 100.0 * float(agreement.min()), "ci_low": np.nan, "ci_high": np.nan, "paper": 93.5}]
+    agreement = np.array(
+        [
+            np.mean(threshold_predictions(random[g], threshold) == threshold_predictions(usual[g], threshold)[None, :])
+            for g in order
+        ]
+    )
+    rows += [
+        {
+            "check": "random-start chains: median agreement with the usual chain (%)",
+            "graphs": len(order),
+            "value": 100.0 * float(np.median(agreement)),
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "paper": 98.3,
+        },
+        {
+            "check": "random-start chains: lowest agreement with the usual chain (%)",
+            "graphs": len(order),
+            "value": 100.0 * float(agreement.min()),
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "paper": 93.5,
+        },
+    ]
     averaged = {g: (usual[g] + random[g].sum(axis=0)) / (1 + len(random[g])) for g in order}
     rows.append(paired("averaged posterior of all chains minus the usual chain (CW points)", averaged, usual, 0.02))
     write_table(pd.DataFrame(rows), ctx.output["table"], title="Appendix B: pattern-blind start checks")

@@ -38,17 +38,22 @@ def build_report(ctx: RuleContext) -> None:
     out_md = Path(ctx.output["markdown"])
     claims = evaluate_files(list(ctx.input.get("claims", [])), Path.cwd(), ctx.params["scale"])
     write_table(claims, ctx.output["claims"], title="Claims")
-    blocks = report_blocks(Path(ctx.input["datasets"]) if "datasets" in ctx.input else None,
-                           claims, list(ctx.params.get("studies", [])), Path("results"), ctx.params["scale"])
+    blocks = report_blocks(
+        Path(ctx.input["datasets"]) if "datasets" in ctx.input else None,
+        claims,
+        list(ctx.params.get("studies", [])),
+        Path("results"),
+        ctx.params["scale"],
+    )
     write_text(out_md, render_markdown(blocks, out_md.parent))
     write_text(ctx.output["html"], render_html(blocks, Path(ctx.output["html"]).parent))
 
 
-def report_blocks(datasets: Path | None, claims: pd.DataFrame, studies: list[str], results: Path,
-                  scale: str) -> list[Block]:
+def report_blocks(
+    datasets: Path | None, claims: pd.DataFrame, studies: list[str], results: Path, scale: str
+) -> list[Block]:
     """The report's content, in order: summary, data, then one section per study."""
-    blocks = [Block("h1", "graphaudit report"),
-              Block("p", f"Scale: {scale}. Claims: {claims_summary(claims)}.")]
+    blocks = [Block("h1", "graphaudit report"), Block("p", f"Scale: {scale}. Claims: {claims_summary(claims)}.")]
     if datasets is not None and datasets.exists():
         blocks += [Block("h2", "Data"), Block("table", table=pd.read_csv(datasets))]
     for study in sorted(set(studies) | set(claims["study"])):
@@ -104,8 +109,10 @@ def render_html(blocks: list[Block], where: Path) -> str:
             body.append(_html_table(block.table))
         else:
             body.append(f'<img src="{html.escape(_relative(block.text, where))}" alt="{html.escape(block.text)}">')
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>graphaudit report</title>\n"
-            f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>graphaudit report</title>\n'
+        f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
 
 
 def _html_table(frame: pd.DataFrame) -> str:
@@ -125,7 +132,9 @@ def _relative(path: str, where: Path) -> str:
     return Path(os.path.relpath(Path(path).resolve(), where.resolve())).as_posix()
 
 
-_CSS = ("body{font-family:sans-serif;max-width:75em;margin:2em auto;padding:0 1em}"
-        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .5em}"
-        "th{background:#f4f4f4}.pass{background:#dfd}.fail{background:#fdd}.not-run{background:#eee}"
-        "img{max-width:100%}")
+_CSS = (
+    "body{font-family:sans-serif;max-width:75em;margin:2em auto;padding:0 1em}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .5em}"
+    "th{background:#f4f4f4}.pass{background:#dfd}.fail{background:#fdd}.not-run{background:#eee}"
+    "img{max-width:100%}"
+)

@@ -33,8 +33,7 @@ import pandas as pd
 import yaml
 
 KINDS = ("exact", "statistical", "qualitative")
-_OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "==": operator.eq,
-        "!=": operator.ne}
+_OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne}
 _ALL_SCALES = ("ci", "quick", "paper")
 
 
@@ -89,8 +88,9 @@ def _check_claim(path: Any, number: int, claim: Any) -> None:
     if claim["kind"] == "qualitative":
         expect = claim.get("expect")
         if not isinstance(expect, Mapping) or expect.get("op") not in _OPS or "value" not in expect:
-            raise ClaimsFileError(f"{where} ({claim['id']}): a qualitative claim needs expect: {{op, value}} "
-                                  f"with op in {sorted(_OPS)}")
+            raise ClaimsFileError(
+                f"{where} ({claim['id']}): a qualitative claim needs expect: {{op, value}} with op in {sorted(_OPS)}"
+            )
     if not isinstance(claim.get("scales", []), list):
         raise ClaimsFileError(f"{where} ({claim['id']}): scales must be a list, e.g. [quick, paper]")
     bad_scales = set(claim.get("scales", _ALL_SCALES)) - set(_ALL_SCALES)
@@ -100,10 +100,19 @@ def _check_claim(path: Any, number: int, claim: Any) -> None:
 
 def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Verdict:
     """Evaluate one claim against the tables under ``root`` at the active ``scale``."""
+
     def verdict(status: str, reproduced: Any = None, reason: str = "") -> Verdict:
-        return Verdict(study=study, claim=str(claim["id"]), description=str(claim.get("description", "")),
-                       kind=claim["kind"], paper=claim["paper"], reproduced=reproduced,
-                       tolerance=_tolerance_text(claim), status=status, reason=reason)
+        return Verdict(
+            study=study,
+            claim=str(claim["id"]),
+            description=str(claim.get("description", "")),
+            kind=claim["kind"],
+            paper=claim["paper"],
+            reproduced=reproduced,
+            tolerance=_tolerance_text(claim),
+            status=status,
+            reason=reason,
+        )
 
     if claim.get("blocked"):
         return verdict("NOT RUN", reason=str(claim["blocked"]))

@@ -29,8 +29,14 @@ def read_tables(paths: list[str]) -> pd.DataFrame:
 def to_markdown(frame: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table; numbers right-aligned, floats with up to 4 significant decimals."""
     header = "| " + " | ".join(format_cell(str(c)) for c in frame.columns) + " |"
-    align = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(frame[c]) and
-                           not pd.api.types.is_bool_dtype(frame[c]) else "---" for c in frame.columns) + "|"
+    align = (
+        "|"
+        + "|".join(
+            "---:" if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) else "---"
+            for c in frame.columns
+        )
+        + "|"
+    )
     rows = ["| " + " | ".join(format_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join([header, align, *rows])
 

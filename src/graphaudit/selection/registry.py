@@ -12,8 +12,20 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 
-from graphaudit.selection.rules import (GLASS_PATIENCE, Selection, auc_p, consensus, expected_random, hp_free,
-                                        last, min_train_loss, oracle, oracle_fold_mean, oracle_own, val_normal)
+from graphaudit.selection.rules import (
+    GLASS_PATIENCE,
+    Selection,
+    auc_p,
+    consensus,
+    expected_random,
+    hp_free,
+    last,
+    min_train_loss,
+    oracle,
+    oracle_fold_mean,
+    oracle_own,
+    val_normal,
+)
 from graphaudit.selection.trajectory import TestLabels, Trajectory
 
 __all__ = ["RULES", "Inputs", "Rule", "select"]
@@ -38,34 +50,85 @@ class Rule:
     summary: str
 
 
-RULES: dict[str, Rule] = {rule.name: rule for rule in (
-    Rule("oracle", oracle, False, Inputs.RUN,
-         "UB-GOLD's rule for end-to-end detectors: first strict maximum of test AUROC, stop after 30 "
-         "evaluations without improvement (also MUSE's and SEGO's own rule)"),
-    Rule("oracle_two_stage", partial(oracle, end_to_end=False), False, Inputs.RUN,
-         "UB-GOLD's rule for two-stage detectors: first strict maximum of test AUROC, no patience"),
-    Rule("oracle_glass", partial(oracle_own, patience=GLASS_PATIENCE), False, Inputs.RUN,
-         "GLASS's own checkpoint rule: first strict maximum of test AUROC, patience 40 evaluations"),
-    Rule("oracle_fold_mean", oracle_fold_mean, False, Inputs.FOLDS,
-         "own rule of GLADPro, GLADMamba, HC-GLAD, SUL/GUL: one epoch for all folds, first maximum of "
-         "the fold-mean test AUROC"),
-    Rule("last", last, True, Inputs.RUN, "the last recorded evaluation"),
-    Rule("val_normal", val_normal, True, Inputs.RUN,
-         "lowest mean held-out-normal score; earliest on ties; non-finite means never chosen"),
-    Rule("hp_free", hp_free, True, Inputs.SETTINGS, "Val-Normal on the default-hyperparameter run"),
-    Rule("min_train_loss", min_train_loss, True, Inputs.RUN,
-         "lowest mean training loss; earliest on ties; non-finite losses never chosen"),
-    Rule("expected_random", expected_random, True, Inputs.RUN,
-         "every evaluation point with equal weight; evaluate() gives the mean metric"),
-    Rule("auc_p", auc_p, True, Inputs.RUN,
-         "best separation of the unlabelled test graphs from the held-out normals (transductive AUCp)"),
-    Rule("consensus", consensus, True, Inputs.RUN,
-         "best Spearman agreement with the mean rank-normalised test scores over all points"),
-)}
+RULES: dict[str, Rule] = {
+    rule.name: rule
+    for rule in (
+        Rule(
+            "oracle",
+            oracle,
+            False,
+            Inputs.RUN,
+            "UB-GOLD's rule for end-to-end detectors: first strict maximum of test AUROC, stop after 30 "
+            "evaluations without improvement (also MUSE's and SEGO's own rule)",
+        ),
+        Rule(
+            "oracle_two_stage",
+            partial(oracle, end_to_end=False),
+            False,
+            Inputs.RUN,
+            "UB-GOLD's rule for two-stage detectors: first strict maximum of test AUROC, no patience",
+        ),
+        Rule(
+            "oracle_glass",
+            partial(oracle_own, patience=GLASS_PATIENCE),
+            False,
+            Inputs.RUN,
+            "GLASS's own checkpoint rule: first strict maximum of test AUROC, patience 40 evaluations",
+        ),
+        Rule(
+            "oracle_fold_mean",
+            oracle_fold_mean,
+            False,
+            Inputs.FOLDS,
+            "own rule of GLADPro, GLADMamba, HC-GLAD, SUL/GUL: one epoch for all folds, first maximum of "
+            "the fold-mean test AUROC",
+        ),
+        Rule("last", last, True, Inputs.RUN, "the last recorded evaluation"),
+        Rule(
+            "val_normal",
+            val_normal,
+            True,
+            Inputs.RUN,
+            "lowest mean held-out-normal score; earliest on ties; non-finite means never chosen",
+        ),
+        Rule("hp_free", hp_free, True, Inputs.SETTINGS, "Val-Normal on the default-hyperparameter run"),
+        Rule(
+            "min_train_loss",
+            min_train_loss,
+            True,
+            Inputs.RUN,
+            "lowest mean training loss; earliest on ties; non-finite losses never chosen",
+        ),
+        Rule(
+            "expected_random",
+            expected_random,
+            True,
+            Inputs.RUN,
+            "every evaluation point with equal weight; evaluate() gives the mean metric",
+        ),
+        Rule(
+            "auc_p",
+            auc_p,
+            True,
+            Inputs.RUN,
+            "best separation of the unlabelled test graphs from the held-out normals (transductive AUCp)",
+        ),
+        Rule(
+            "consensus",
+            consensus,
+            True,
+            Inputs.RUN,
+            "best Spearman agreement with the mean rank-normalised test scores over all points",
+        ),
+    )
+}
 
 
-def select(name: str, runs: Trajectory | Mapping[str, Trajectory] | Sequence[Trajectory],
-           labels: TestLabels | Sequence[TestLabels] | None = None) -> Selection:
+def select(
+    name: str,
+    runs: Trajectory | Mapping[str, Trajectory] | Sequence[Trajectory],
+    labels: TestLabels | Sequence[TestLabels] | None = None,
+) -> Selection:
     """Apply the rule ``name``; label-free rules must get no labels, oracle rules must get them."""
     if name not in RULES:
         raise KeyError(f"no selection rule {name!r}; known rules: {sorted(RULES)}")

@@ -36,9 +36,27 @@ from graphaudit.selection.trajectory import TestLabels, Trajectory
 from graphaudit.stats.metrics import auprc, auroc
 
 __all__ = [
-    "DEFAULT_SETTING", "GLASS_PATIENCE", "UB_GOLD_PATIENCE", "Flag", "Metric", "NoEligiblePoint", "Selection",
-    "auc_p", "consensus", "evaluate", "expected_random", "ties_across_classes", "hp_free", "last", "mean_auroc_auprc", "metric_curve",
-    "min_train_loss", "oracle", "oracle_fold_mean", "oracle_own", "val_normal",
+    "DEFAULT_SETTING",
+    "GLASS_PATIENCE",
+    "UB_GOLD_PATIENCE",
+    "Flag",
+    "Metric",
+    "NoEligiblePoint",
+    "Selection",
+    "auc_p",
+    "consensus",
+    "evaluate",
+    "expected_random",
+    "hp_free",
+    "last",
+    "mean_auroc_auprc",
+    "metric_curve",
+    "min_train_loss",
+    "oracle",
+    "oracle_fold_mean",
+    "oracle_own",
+    "ties_across_classes",
+    "val_normal",
 ]
 
 Metric = Callable[[np.ndarray, np.ndarray], float]
@@ -96,8 +114,10 @@ class Selection:
 
     def _single(self, values: tuple[int, ...]) -> int:
         if len(values) != 1:
-            raise ValueError(f"this selection weighs {len(values)} points equally and has no single "
-                             "index; use evaluate() for its metric")
+            raise ValueError(
+                f"this selection weighs {len(values)} points equally and has no single "
+                "index; use evaluate() for its metric"
+            )
         return values[0]
 
 
@@ -113,8 +133,7 @@ def last(trajectory: Trajectory) -> Selection:
     """
     trajectory = _require_trajectory(trajectory)
     index = len(trajectory) - 1
-    return _single(trajectory, index, None, set(),
-                   f"last recorded evaluation (epoch {trajectory.epochs[index]})")
+    return _single(trajectory, index, None, set(), f"last recorded evaluation (epoch {trajectory.epochs[index]})")
 
 
 def val_normal(trajectory: Trajectory) -> Selection:
@@ -129,8 +148,13 @@ def val_normal(trajectory: Trajectory) -> Selection:
     with np.errstate(over="ignore", invalid="ignore"):
         means = trajectory.holdout_scores.mean(axis=1)
     index, flags = _earliest_finite_min(means, "mean held-out score")
-    return _single(trajectory, index, float(means[index]), flags,
-                   f"lowest mean held-out-normal score {means[index]:.6g} at epoch {trajectory.epochs[index]}")
+    return _single(
+        trajectory,
+        index,
+        float(means[index]),
+        flags,
+        f"lowest mean held-out-normal score {means[index]:.6g} at epoch {trajectory.epochs[index]}",
+    )
 
 
 def hp_free(runs: Mapping[str, Trajectory]) -> Selection:
@@ -156,8 +180,9 @@ def min_train_loss(trajectory: Trajectory) -> Selection:
     trajectory = _require_trajectory(trajectory)
     index, flags = _earliest_finite_min(trajectory.train_loss, "training loss")
     loss = float(trajectory.train_loss[index])
-    return _single(trajectory, index, loss, flags,
-                   f"lowest training loss {loss:.6g} at epoch {trajectory.epochs[index]}")
+    return _single(
+        trajectory, index, loss, flags, f"lowest training loss {loss:.6g} at epoch {trajectory.epochs[index]}"
+    )
 
 
 def expected_random(trajectory: Trajectory) -> Selection:
@@ -169,9 +194,13 @@ def expected_random(trajectory: Trajectory) -> Selection:
     """
     trajectory = _require_trajectory(trajectory)
     indices = tuple(range(len(trajectory)))
-    return Selection(indices=indices, epochs=tuple(int(e) for e in trajectory.epochs), criterion=None,
-                     flags=frozenset(_score_flags(trajectory, indices)),
-                     reason=f"uniform over all {len(indices)} evaluation points")
+    return Selection(
+        indices=indices,
+        epochs=tuple(int(e) for e in trajectory.epochs),
+        criterion=None,
+        flags=frozenset(_score_flags(trajectory, indices)),
+        reason=f"uniform over all {len(indices)} evaluation points",
+    )
 
 
 def auc_p(trajectory: Trajectory) -> Selection:
@@ -189,9 +218,14 @@ def auc_p(trajectory: Trajectory) -> Selection:
     membership = np.r_[np.zeros(n_holdout, dtype=int), np.ones(n_test, dtype=int)]
     separation = _curve(np.hstack([trajectory.holdout_scores, trajectory.test_scores]), membership, auroc)
     index, flags = _earliest_finite_min(-separation, "test-vs-hold-out AUROC")
-    return _single(trajectory, index, float(separation[index]), flags,
-                   f"test graphs separated from held-out normals at AUROC {separation[index]:.4g}, epoch "
-                   f"{trajectory.epochs[index]}")
+    return _single(
+        trajectory,
+        index,
+        float(separation[index]),
+        flags,
+        f"test graphs separated from held-out normals at AUROC {separation[index]:.4g}, epoch "
+        f"{trajectory.epochs[index]}",
+    )
 
 
 def consensus(trajectory: Trajectory) -> Selection:
@@ -210,9 +244,14 @@ def consensus(trajectory: Trajectory) -> Selection:
     ensemble = ranks[finite].mean(axis=0)
     agreement = np.array([_correlation(row, ensemble) if ok else np.nan for row, ok in zip(ranks, finite)])
     index, flags = _earliest_finite_min(-agreement, "agreement with the checkpoint ensemble")
-    return _single(trajectory, index, float(agreement[index]), flags,
-                   f"Spearman {agreement[index]:.4g} with the mean rank over {int(finite.sum())} points, epoch "
-                   f"{trajectory.epochs[index]}")
+    return _single(
+        trajectory,
+        index,
+        float(agreement[index]),
+        flags,
+        f"Spearman {agreement[index]:.4g} with the mean rank over {int(finite.sum())} points, epoch "
+        f"{trajectory.epochs[index]}",
+    )
 
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:
@@ -240,8 +279,9 @@ def oracle(trajectory: Trajectory, labels: TestLabels, *, end_to_end: bool = Tru
     return oracle_own(trajectory, labels, patience=UB_GOLD_PATIENCE if end_to_end else None)
 
 
-def oracle_own(trajectory: Trajectory, labels: TestLabels, *, patience: int | None,
-               metric: Metric = auroc) -> Selection:
+def oracle_own(
+    trajectory: Trajectory, labels: TestLabels, *, patience: int | None, metric: Metric = auroc
+) -> Selection:
     """A method's own per-run test-label rule: UB-GOLD's scan with its own patience and metric.
 
     Spec §4.3 Oracle-own: GLASS uses patience 40 (then a choice among 24 scoring rules, which is not a
@@ -255,8 +295,7 @@ def oracle_own(trajectory: Trajectory, labels: TestLabels, *, patience: int | No
     return _scan_selection(trajectory, curve, patience)
 
 
-def oracle_fold_mean(folds: Sequence[Trajectory], labels: Sequence[TestLabels], *,
-                     metric: Metric = auroc) -> Selection:
+def oracle_fold_mean(folds: Sequence[Trajectory], labels: Sequence[TestLabels], *, metric: Metric = auroc) -> Selection:
     """One shared evaluation point for all folds: the first maximum of the fold-mean test metric.
 
     Spec §4.3 Oracle-own: "Argmax over epochs of the mean test AUROC across folds (GLADPro, GLADMamba,
@@ -270,13 +309,13 @@ def oracle_fold_mean(folds: Sequence[Trajectory], labels: Sequence[TestLabels], 
         raise ValueError(f"need one set of test labels per fold: {len(folds)} folds, {len(labels)} label sets")
     for number, fold in enumerate(folds[1:], start=1):
         if not np.array_equal(fold.epochs, folds[0].epochs):
-            raise ValueError(f"fold {number} has another evaluation schedule than fold 0; "
-                             "a shared epoch needs identical epochs")
+            raise ValueError(
+                f"fold {number} has another evaluation schedule than fold 0; a shared epoch needs identical epochs"
+            )
     curves = np.array([_curve(_ranked_scores(f), y.aligned_to(f), metric) for f, y in zip(folds, labels)])
     chosen = _scan_selection(folds[0], curves.mean(axis=0), None)
     other_flags = set().union(*(_score_flags(fold, chosen.indices) for fold in folds[1:]))
-    return replace(chosen, flags=chosen.flags | other_flags,
-                   reason=f"mean over {len(folds)} folds: {chosen.reason}")
+    return replace(chosen, flags=chosen.flags | other_flags, reason=f"mean over {len(folds)} folds: {chosen.reason}")
 
 
 def mean_auroc_auprc(labels: np.ndarray, scores: np.ndarray) -> float:
@@ -293,8 +332,9 @@ def metric_curve(trajectory: Trajectory, labels: TestLabels, metric: Metric = au
     return _curve(trajectory.test_scores, _require_labels(labels).aligned_to(trajectory), metric)
 
 
-def evaluate(selection: Selection, runs: Trajectory | Mapping[str, Trajectory], labels: TestLabels,
-             metric: Metric = auroc) -> float:
+def evaluate(
+    selection: Selection, runs: Trajectory | Mapping[str, Trajectory], labels: TestLabels, metric: Metric = auroc
+) -> float:
     """The number a table shows for a selection, from the recorded (reported) test scores.
 
     A point rule gives the metric at its point (NaN if a score there is non-finite); the expected random
@@ -302,8 +342,10 @@ def evaluate(selection: Selection, runs: Trajectory | Mapping[str, Trajectory], 
     trajectory the rule read, or for HP-Free the same mapping of runs keyed by setting.
     """
     trajectory = _run_of(selection, runs)
-    if (max(selection.indices) >= len(trajectory)
-            or tuple(int(trajectory.epochs[i]) for i in selection.indices) != selection.epochs):
+    if (
+        max(selection.indices) >= len(trajectory)
+        or tuple(int(trajectory.epochs[i]) for i in selection.indices) != selection.epochs
+    ):
         raise ValueError("the selection was made on a run with another evaluation schedule")
     y = _require_labels(labels).aligned_to(trajectory)
     values = [_point_metric(trajectory.test_scores[i], y, metric) for i in selection.indices]
@@ -311,8 +353,7 @@ def evaluate(selection: Selection, runs: Trajectory | Mapping[str, Trajectory], 
     return float(np.mean(finite)) if finite else float("nan")
 
 
-def ties_across_classes(selection: Selection, runs: Trajectory | Mapping[str, Trajectory], labels: TestLabels
-                        ) -> bool:
+def ties_across_classes(selection: Selection, runs: Trajectory | Mapping[str, Trajectory], labels: TestLabels) -> bool:
     """Whether a chosen point gives a normal and an anomalous test graph the same score: the ties AUROC counts
     as one half, so the reported number then rests on the tie convention. (Ties within a class are common and
     harmless: isomorphic graphs get equal scores from every deterministic detector.)"""
@@ -358,15 +399,24 @@ def _scan_selection(trajectory: Trajectory, curve: np.ndarray, patience: int | N
     seen = f"scanned {scan.stopped + 1} of {len(curve)} evaluations"
     if scan.selected is None:
         flags.add(Flag.NO_IMPROVEMENT)
-        return _single(trajectory, scan.stopped, None, flags,
-                       f"no test metric above 0; the model where the scan stopped "
-                       f"(epoch {trajectory.epochs[scan.stopped]}); {seen}")
+        return _single(
+            trajectory,
+            scan.stopped,
+            None,
+            flags,
+            f"no test metric above 0; the model where the scan stopped "
+            f"(epoch {trajectory.epochs[scan.stopped]}); {seen}",
+        )
     value = float(curve[scan.selected])
     if np.count_nonzero(scanned == value) > 1:
         flags.add(Flag.TIED_CRITERION)
-    return _single(trajectory, scan.selected, value, flags,
-                   f"first strict maximum of the test metric, {value:.4g}, at epoch "
-                   f"{trajectory.epochs[scan.selected]}; {seen}")
+    return _single(
+        trajectory,
+        scan.selected,
+        value,
+        flags,
+        f"first strict maximum of the test metric, {value:.4g}, at epoch {trajectory.epochs[scan.selected]}; {seen}",
+    )
 
 
 def _earliest_finite_min(values: np.ndarray, what: str) -> tuple[int, set[Flag]]:
@@ -382,10 +432,14 @@ def _earliest_finite_min(values: np.ndarray, what: str) -> tuple[int, set[Flag]]
     return index, flags
 
 
-def _single(trajectory: Trajectory, index: int, criterion: float | None, flags: set[Flag],
-            reason: str) -> Selection:
-    return Selection(indices=(index,), epochs=(int(trajectory.epochs[index]),), criterion=criterion,
-                     flags=frozenset(flags | _score_flags(trajectory, (index,))), reason=reason)
+def _single(trajectory: Trajectory, index: int, criterion: float | None, flags: set[Flag], reason: str) -> Selection:
+    return Selection(
+        indices=(index,),
+        epochs=(int(trajectory.epochs[index]),),
+        criterion=criterion,
+        flags=frozenset(flags | _score_flags(trajectory, (index,))),
+        reason=reason,
+    )
 
 
 def _score_flags(trajectory: Trajectory, indices: Iterable[int]) -> set[Flag]:

@@ -69,9 +69,9 @@ class Trajectory:
             "test_ids": test_ids,
             "test_scores": _frozen(_floats("test_scores", self.test_scores, shape)),
             "holdout_ids": holdout_ids,
-            "holdout_scores": _frozen(_floats("holdout_scores", self.holdout_scores,
-                                              (len(epochs), len(holdout_ids)))),
-            "oracle_test_scores": None if self.oracle_test_scores is None
+            "holdout_scores": _frozen(_floats("holdout_scores", self.holdout_scores, (len(epochs), len(holdout_ids)))),
+            "oracle_test_scores": None
+            if self.oracle_test_scores is None
             else _frozen(_floats("oracle_test_scores", self.oracle_test_scores, shape)),
         }
         for name, value in normalised.items():
@@ -95,11 +95,15 @@ class Trajectory:
             raise ValueError("a trajectory needs at least one evaluation point")
         test_ids, test_scores = _aligned(points, "test_ids", "test_scores")
         holdout_ids, holdout_scores = _aligned(points, "holdout_ids", "holdout_scores")
-        return cls(epochs=np.array([p.epoch for p in points]),
-                   train_loss=np.array([p.train_loss for p in points], dtype=np.float64),
-                   test_ids=test_ids, test_scores=test_scores,
-                   holdout_ids=holdout_ids, holdout_scores=holdout_scores,
-                   oracle_test_scores=_aligned_oracle(points))
+        return cls(
+            epochs=np.array([p.epoch for p in points]),
+            train_loss=np.array([p.train_loss for p in points], dtype=np.float64),
+            test_ids=test_ids,
+            test_scores=test_scores,
+            holdout_ids=holdout_ids,
+            holdout_scores=holdout_scores,
+            oracle_test_scores=_aligned_oracle(points),
+        )
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -124,8 +128,9 @@ class TestLabels:
     def aligned_to(self, trajectory: Trajectory) -> np.ndarray:
         """The labels in the trajectory's test-column order; the id sets must be identical."""
         if not np.array_equal(self.ids, trajectory.test_ids):
-            raise ValueError("test labels and trajectory score different graphs: "
-                             + _id_difference(trajectory.test_ids, self.ids))
+            raise ValueError(
+                "test labels and trajectory score different graphs: " + _id_difference(trajectory.test_ids, self.ids)
+            )
         return self.labels
 
 
@@ -142,8 +147,10 @@ def _epochs(values: ArrayLike) -> np.ndarray:
         raise ValueError(f"epochs must be integers, got dtype {epochs.dtype}")
     if np.any(np.diff(epochs) <= 0):
         position = int(np.flatnonzero(np.diff(epochs) <= 0)[0])
-        raise ValueError(f"epochs must strictly increase: epoch {epochs[position + 1]} follows "
-                         f"{epochs[position]} at point {position + 1}")
+        raise ValueError(
+            f"epochs must strictly increase: epoch {epochs[position + 1]} follows "
+            f"{epochs[position]} at point {position + 1}"
+        )
     return _frozen(epochs.astype(np.int64))
 
 
@@ -167,8 +174,7 @@ def _floats(name: str, values: ArrayLike, shape: tuple[int, ...]) -> np.ndarray:
     return array
 
 
-def _aligned(points: Sequence[EvaluationPoint], ids_field: str,
-             scores_field: str) -> tuple[np.ndarray, np.ndarray]:
+def _aligned(points: Sequence[EvaluationPoint], ids_field: str, scores_field: str) -> tuple[np.ndarray, np.ndarray]:
     """Sorted ids and a (T, n) score matrix; each point's scores reordered by its own ids."""
     reference_epoch = points[0].epoch
     reference = None
@@ -177,16 +183,19 @@ def _aligned(points: Sequence[EvaluationPoint], ids_field: str,
         ids = np.asarray(getattr(point, ids_field))
         scores = np.asarray(getattr(point, scores_field), dtype=np.float64)
         if ids.ndim != 1 or scores.shape != ids.shape:
-            raise ValueError(f"epoch {point.epoch}: {scores_field} has shape {scores.shape} "
-                             f"but {ids_field} has shape {ids.shape}")
+            raise ValueError(
+                f"epoch {point.epoch}: {scores_field} has shape {scores.shape} but {ids_field} has shape {ids.shape}"
+            )
         if len(np.unique(ids)) != len(ids):
             raise ValueError(f"epoch {point.epoch}: {ids_field} are not unique")
         order = np.argsort(ids, kind="stable")
         if reference is None:
             reference = ids[order]
         elif not np.array_equal(ids[order], reference):
-            raise ValueError(f"epoch {point.epoch}: {ids_field} differ from epoch {reference_epoch}'s: "
-                             + _id_difference(reference, ids))
+            raise ValueError(
+                f"epoch {point.epoch}: {ids_field} differ from epoch {reference_epoch}'s: "
+                + _id_difference(reference, ids)
+            )
         rows.append(scores[order])
     return reference, np.array(rows, dtype=np.float64).reshape(len(points), len(reference))
 
@@ -203,5 +212,7 @@ def _aligned_oracle(points: Sequence[EvaluationPoint]) -> np.ndarray | None:
 def _id_difference(expected: np.ndarray, actual: np.ndarray) -> str:
     missing = np.setdiff1d(expected, actual)
     extra = np.setdiff1d(actual, expected)
-    return (f"missing ids {missing[:5].tolist()} ({len(missing)} in all), "
-            f"unexpected ids {extra[:5].tolist()} ({len(extra)} in all)")
+    return (
+        f"missing ids {missing[:5].tolist()} ({len(missing)} in all), "
+        f"unexpected ids {extra[:5].tolist()} ({len(extra)} in all)"
+    )

@@ -11,8 +11,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["batch_mean", "bootstrap_weights", "class_weighted_accuracy", "confusion_counts", "graph_bootstrap",
-           "paired_difference", "percentile_interval", "plain_accuracy"]
+__all__ = [
+    "batch_mean",
+    "bootstrap_weights",
+    "class_weighted_accuracy",
+    "confusion_counts",
+    "graph_bootstrap",
+    "paired_difference",
+    "percentile_interval",
+    "plain_accuracy",
+]
 
 Statistic = Callable[[np.ndarray], np.ndarray]
 
@@ -36,8 +44,7 @@ def class_weighted_accuracy(counts: np.ndarray) -> np.ndarray:
     counts = np.asarray(counts, dtype=np.float64)
     support = counts.sum(axis=-1)
     present = (support > 0) | (counts.sum(axis=-2) > 0)
-    recall = np.divide(np.diagonal(counts, axis1=-2, axis2=-1), support, out=np.zeros_like(support),
-                       where=support > 0)
+    recall = np.divide(np.diagonal(counts, axis1=-2, axis2=-1), support, out=np.zeros_like(support), where=support > 0)
     return 100.0 * (recall * present).sum(axis=-1) / present.sum(axis=-1)
 
 
@@ -50,7 +57,7 @@ def plain_accuracy(counts: np.ndarray) -> np.ndarray:
 def batch_mean(per_graph: np.ndarray, batch: int = 128, statistic: Statistic = class_weighted_accuracy) -> float:
     """Unweighted mean of the statistic over consecutive batches of ``batch`` graphs (loader order)."""
     starts = range(0, len(per_graph), batch)
-    return float(np.mean([statistic(per_graph[s:s + batch].sum(axis=0)) for s in starts]))
+    return float(np.mean([statistic(per_graph[s : s + batch].sum(axis=0)) for s in starts]))
 
 
 def bootstrap_weights(n_graphs: int, replicates: int, rng: np.random.Generator) -> np.ndarray:
@@ -60,16 +67,18 @@ def bootstrap_weights(n_graphs: int, replicates: int, rng: np.random.Generator) 
     return np.bincount((draws + offsets).ravel(), minlength=replicates * n_graphs).reshape(replicates, n_graphs)
 
 
-def graph_bootstrap(per_graph: np.ndarray, weights: np.ndarray, statistic: Statistic = class_weighted_accuracy
-                    ) -> np.ndarray:
+def graph_bootstrap(
+    per_graph: np.ndarray, weights: np.ndarray, statistic: Statistic = class_weighted_accuracy
+) -> np.ndarray:
     """The statistic on every resample: pooled counts are ``weights @ per_graph``."""
     k = per_graph.shape[-1]
     pooled = weights @ per_graph.reshape(len(per_graph), -1)
     return statistic(pooled.reshape(len(weights), k, k))
 
 
-def paired_difference(a: np.ndarray, b: np.ndarray, weights: np.ndarray,
-                      statistic: Statistic = class_weighted_accuracy) -> tuple[float, np.ndarray]:
+def paired_difference(
+    a: np.ndarray, b: np.ndarray, weights: np.ndarray, statistic: Statistic = class_weighted_accuracy
+) -> tuple[float, np.ndarray]:
     """Point difference statistic(a) - statistic(b) on the same graphs, and its replicates (same resamples)."""
     if a.shape != b.shape:
         raise ValueError(f"paired counts must cover the same graphs: {a.shape} vs {b.shape}")

@@ -17,8 +17,16 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["auc_spread", "between_chain_sd_quantile", "ess_bulk", "half_difference", "potential_scale_reduction",
-           "rank_normalise", "split_chains", "split_rhat"]
+__all__ = [
+    "auc_spread",
+    "between_chain_sd_quantile",
+    "ess_bulk",
+    "half_difference",
+    "potential_scale_reduction",
+    "rank_normalise",
+    "split_chains",
+    "split_rhat",
+]
 
 
 def _draws(chains: np.ndarray, min_draws: int = 4) -> np.ndarray:
@@ -103,7 +111,7 @@ def _ess(chains: np.ndarray) -> float:
         if rho[t + 1] + rho[t + 2] > rho[t - 1] + rho[t]:
             rho[t + 1] = rho[t + 2] = (rho[t - 1] + rho[t]) / 2.0
         t += 2
-    tau = -1.0 + 2.0 * rho[: last + 1].sum() + rho[last + 1: last + 2].sum()
+    tau = -1.0 + 2.0 * rho[: last + 1].sum() + rho[last + 1 : last + 2].sum()
     return float(chains.size / max(tau, 1.0 / np.log10(chains.size)))
 
 

@@ -16,17 +16,29 @@ from scipy import stats
 
 from graphaudit.stats.classification import percentile_interval
 
-__all__ = ["FriedmanResult", "LeaderboardAgreement", "average_ranks", "dataset_ranks", "friedman",
-           "kendall_tau_b", "kendall_tau_b_rows", "leaderboard_agreement", "nemenyi_cd", "nemenyi_q",
-           "top_k", "top_k_changed"]
+__all__ = [
+    "FriedmanResult",
+    "LeaderboardAgreement",
+    "average_ranks",
+    "dataset_ranks",
+    "friedman",
+    "kendall_tau_b",
+    "kendall_tau_b_rows",
+    "leaderboard_agreement",
+    "nemenyi_cd",
+    "nemenyi_q",
+    "top_k",
+    "top_k_changed",
+]
 
 
 def _score_table(scores: np.ndarray) -> np.ndarray:
     """A finite ``(methods, datasets)`` table with at least 2 methods and 2 datasets."""
     table = np.asarray(scores, dtype=np.float64)
     if table.ndim != 2 or table.shape[0] < 2 or table.shape[1] < 2:
-        raise ValueError(f"scores must be (methods, datasets) with at least 2 methods and 2 datasets, "
-                         f"got shape {table.shape}")
+        raise ValueError(
+            f"scores must be (methods, datasets) with at least 2 methods and 2 datasets, got shape {table.shape}"
+        )
     if not np.isfinite(table).all():
         raise ValueError("scores must be finite (drop incomplete methods first)")
     return table
@@ -36,8 +48,9 @@ def _leaderboards(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """Two finite leaderboards of the same shape ``(..., methods)`` with at least 2 methods."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim == 0 or a.shape[-1] < 2:
-        raise ValueError(f"leaderboards must have the same shape (..., methods) with at least 2 methods, "
-                         f"got {a.shape} and {b.shape}")
+        raise ValueError(
+            f"leaderboards must have the same shape (..., methods) with at least 2 methods, got {a.shape} and {b.shape}"
+        )
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ValueError("leaderboards must be finite")
     return a, b
@@ -105,8 +118,15 @@ class LeaderboardAgreement:
     level: float
 
 
-def leaderboard_agreement(a: np.ndarray, b: np.ndarray, a_replicates: np.ndarray, b_replicates: np.ndarray,
-                          k: int = 3, level: float = 0.95, higher_is_better: bool = True) -> LeaderboardAgreement:
+def leaderboard_agreement(
+    a: np.ndarray,
+    b: np.ndarray,
+    a_replicates: np.ndarray,
+    b_replicates: np.ndarray,
+    k: int = 3,
+    level: float = 0.95,
+    higher_is_better: bool = True,
+) -> LeaderboardAgreement:
     """tau-b and top-k change between leaderboards a and b (vectors over methods), with the percentile
     interval of tau-b and the share of replicates whose top k changes. Replicates are ``(replicates,
     methods)`` leaderboards computed on the same resamples for both protocols (spec 4.5: "Bootstrap it
@@ -114,14 +134,19 @@ def leaderboard_agreement(a: np.ndarray, b: np.ndarray, a_replicates: np.ndarray
     tau_b = kendall_tau_b(a, b)
     a_replicates, b_replicates = _leaderboards(a_replicates, b_replicates)
     if a_replicates.ndim != 2 or a_replicates.shape[1] != len(a):
-        raise ValueError(f"replicates must be (replicates, methods) over the {len(a)} methods, "
-                         f"got shape {a_replicates.shape}")
+        raise ValueError(
+            f"replicates must be (replicates, methods) over the {len(a)} methods, got shape {a_replicates.shape}"
+        )
     low, high = percentile_interval(kendall_tau_b_rows(a_replicates, b_replicates), level)
     return LeaderboardAgreement(
-        tau_b=tau_b, low=low, high=high,
+        tau_b=tau_b,
+        low=low,
+        high=high,
         top_k_changed=bool(top_k_changed(a, b, k, higher_is_better)),
         top_k_changed_share=float(top_k_changed(a_replicates, b_replicates, k, higher_is_better).mean()),
-        k=k, level=level)
+        k=k,
+        level=level,
+    )
 
 
 @dataclass(frozen=True)
@@ -149,13 +174,19 @@ def friedman(scores: np.ndarray, higher_is_better: bool = True) -> FriedmanResul
     """
     ranks = average_ranks(scores, higher_is_better)
     k, n = np.shape(scores)
-    chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(ranks ** 2) - k * (k + 1) ** 2 / 4.0)
+    chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(ranks**2) - k * (k + 1) ** 2 / 4.0)
     df_f = (k - 1, (k - 1) * (n - 1))
     rest = n * (k - 1) - chi2
     f_stat = (n - 1) * chi2 / rest if rest > 0 else np.inf
-    return FriedmanResult(chi2=float(chi2), p_value=float(stats.chi2.sf(chi2, k - 1)),
-                          iman_davenport=float(f_stat), iman_davenport_p=float(stats.f.sf(f_stat, *df_f)),
-                          df_chi2=k - 1, df_f=df_f, mean_ranks=ranks)
+    return FriedmanResult(
+        chi2=float(chi2),
+        p_value=float(stats.chi2.sf(chi2, k - 1)),
+        iman_davenport=float(f_stat),
+        iman_davenport_p=float(stats.f.sf(f_stat, *df_f)),
+        df_chi2=k - 1,
+        df_f=df_f,
+        mean_ranks=ranks,
+    )
 
 
 def nemenyi_q(n_methods: int, alpha: float = 0.05) -> float:

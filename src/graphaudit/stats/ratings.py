@@ -23,8 +23,15 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["EloScale", "battles", "bootstrap_ratings", "bradley_terry", "group_win_matrices", "online_elo",
-           "win_matrix"]
+__all__ = [
+    "EloScale",
+    "battles",
+    "bootstrap_ratings",
+    "bradley_terry",
+    "group_win_matrices",
+    "online_elo",
+    "win_matrix",
+]
 
 ARMIJO = 1e-4
 """Sufficient-decrease constant of the backtracking line search."""
@@ -73,8 +80,9 @@ def _outcomes(table: np.ndarray, tie_eps: float, higher_is_better: bool) -> np.n
     return np.where(diff > tie_eps, 1.0, np.where(np.abs(diff) <= tie_eps, 0.5, 0.0))
 
 
-def win_matrix(scores: np.ndarray, weights: np.ndarray | None = None, tie_eps: float = 0.0,
-               higher_is_better: bool = True) -> np.ndarray:
+def win_matrix(
+    scores: np.ndarray, weights: np.ndarray | None = None, tie_eps: float = 0.0, higher_is_better: bool = True
+) -> np.ndarray:
     """``W[a, b]``: total weight of the units on which a beats b (ties half each); the diagonal is 0."""
     table = _scores(scores)
     outcome = _outcomes(table, tie_eps, higher_is_better)
@@ -83,8 +91,13 @@ def win_matrix(scores: np.ndarray, weights: np.ndarray | None = None, tie_eps: f
     return wins
 
 
-def group_win_matrices(scores: np.ndarray, groups: np.ndarray, weights: np.ndarray | None = None,
-                       tie_eps: float = 0.0, higher_is_better: bool = True) -> np.ndarray:
+def group_win_matrices(
+    scores: np.ndarray,
+    groups: np.ndarray,
+    weights: np.ndarray | None = None,
+    tie_eps: float = 0.0,
+    higher_is_better: bool = True,
+) -> np.ndarray:
     """``(groups, methods, methods)`` win matrices of the units of each group (group ids 0..G-1, e.g. the
     dataset of each partition); their sum is :func:`win_matrix`."""
     table = _scores(scores)
@@ -102,7 +115,7 @@ def group_win_matrices(scores: np.ndarray, groups: np.ndarray, weights: np.ndarr
 
 def _objective(beta: np.ndarray, wins: np.ndarray, c: float, l2: float) -> np.ndarray:
     diff = c * (beta[:, :, None] - beta[:, None, :])
-    return (wins * np.logaddexp(0.0, -diff)).sum(axis=(1, 2)) + 0.5 * l2 * (beta ** 2).sum(axis=1)
+    return (wins * np.logaddexp(0.0, -diff)).sum(axis=(1, 2)) + 0.5 * l2 * (beta**2).sum(axis=1)
 
 
 def _newton(wins: np.ndarray, c: float, l2: float, tol: float, max_iter: int) -> np.ndarray:
@@ -128,12 +141,15 @@ def _newton(wins: np.ndarray, c: float, l2: float, tol: float, max_iter: int) ->
         hessian += ones
         step = -np.linalg.solve(hessian[active], grad[active][:, :, None])[:, :, 0]
         beta[active] = _line_search(beta[active], step, grad[active], wins[active], c, l2)
-    raise RuntimeError(f"Bradley-Terry fit did not converge in {max_iter} Newton steps (a method may win or "
-                       f"lose every battle: set a small l2 ridge)")
+    raise RuntimeError(
+        f"Bradley-Terry fit did not converge in {max_iter} Newton steps (a method may win or "
+        f"lose every battle: set a small l2 ridge)"
+    )
 
 
-def _line_search(beta: np.ndarray, step: np.ndarray, grad: np.ndarray, wins: np.ndarray, c: float, l2: float
-                 ) -> np.ndarray:
+def _line_search(
+    beta: np.ndarray, step: np.ndarray, grad: np.ndarray, wins: np.ndarray, c: float, l2: float
+) -> np.ndarray:
     """Backtracking (Armijo) along the Newton steps, each row halving its own step length."""
     current = _objective(beta, wins, c, l2)
     slope = (grad * step).sum(axis=1)
@@ -170,8 +186,10 @@ def bootstrap_ratings(group_wins: np.ndarray, resamples: np.ndarray, scale: EloS
     group_wins = np.asarray(group_wins, dtype=np.float64)
     resamples = np.asarray(resamples)
     if group_wins.ndim != 3 or resamples.ndim != 2:
-        raise ValueError(f"need group wins (groups, k, k) and resamples (rounds, draws), got {group_wins.shape} "
-                         f"and {resamples.shape}")
+        raise ValueError(
+            f"need group wins (groups, k, k) and resamples (rounds, draws), got {group_wins.shape} "
+            f"and {resamples.shape}"
+        )
     groups, k = group_wins.shape[0], group_wins.shape[1]
     counts = np.zeros((len(resamples), groups))
     np.add.at(counts, (np.repeat(np.arange(len(resamples)), resamples.shape[1]), resamples.ravel()), 1.0)
@@ -179,8 +197,9 @@ def bootstrap_ratings(group_wins: np.ndarray, resamples: np.ndarray, scale: EloS
     return bradley_terry(stacked, scale)
 
 
-def battles(scores: np.ndarray, weights: np.ndarray | None = None, tie_eps: float = 0.0,
-            higher_is_better: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def battles(
+    scores: np.ndarray, weights: np.ndarray | None = None, tie_eps: float = 0.0, higher_is_better: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every battle as parallel arrays (first, second, outcome for first, weight), unit by unit and pair by
     pair (a < b): outcome 1 when first wins, 0 when it loses, 1/2 for a tie."""
     table = _scores(scores)
@@ -201,9 +220,16 @@ def _online_pass(first, second, outcome, step, order, ratings, scale, base):  # 
         ratings[b] -= delta
 
 
-def online_elo(scores: np.ndarray, rng: np.random.Generator, weights: np.ndarray | None = None,
-               k_factor: float = 4.0, permutations: int = 100, tie_eps: float = 0.0, scale: EloScale = EloScale(),
-               higher_is_better: bool = True) -> np.ndarray:
+def online_elo(
+    scores: np.ndarray,
+    rng: np.random.Generator,
+    weights: np.ndarray | None = None,
+    k_factor: float = 4.0,
+    permutations: int = 100,
+    tie_eps: float = 0.0,
+    scale: EloScale = EloScale(),
+    higher_is_better: bool = True,
+) -> np.ndarray:
     """Classic online Elo, averaged over ``permutations`` random battle orders: every method starts at
     ``init``; after each battle both move by K * w / mean(w) * (outcome - expected). The ratings sum to
     k * init throughout; with an anchor they are shifted so R[anchor] = init."""

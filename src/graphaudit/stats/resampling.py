@@ -22,9 +22,23 @@ from scipy import stats
 
 from graphaudit.stats.classification import percentile_interval
 
-__all__ = ["DATASET_RESAMPLES", "BootstrapInterval", "dataset_bootstrap", "dataset_resamples", "fold_bootstrap",
-           "fold_resampled_means", "fold_resamples", "permutation_null", "pooled_mean", "resampled_means",
-           "selection_gain", "selection_on_noise", "trajectory_auroc", "two_way_bootstrap", "two_way_resamples"]
+__all__ = [
+    "DATASET_RESAMPLES",
+    "BootstrapInterval",
+    "dataset_bootstrap",
+    "dataset_resamples",
+    "fold_bootstrap",
+    "fold_resampled_means",
+    "fold_resamples",
+    "permutation_null",
+    "pooled_mean",
+    "resampled_means",
+    "selection_gain",
+    "selection_on_noise",
+    "trajectory_auroc",
+    "two_way_bootstrap",
+    "two_way_resamples",
+]
 
 DATASET_RESAMPLES = 4000
 """B of the main dataset bootstrap (spec 4.5: "B = 4000 paired resamples of the 9 UB9 datasets")."""
@@ -64,8 +78,9 @@ def _draws(n_units: int, rng: np.random.Generator, shape: tuple[int, ...]) -> np
 def _check_resamples(resamples: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
     resamples = np.asarray(resamples)
     if resamples.ndim != len(shape) + 1 or resamples.shape[1:] != shape:
-        raise ValueError(f"{what} resamples must be (resamples, {', '.join(map(str, shape))}), "
-                         f"got shape {resamples.shape}")
+        raise ValueError(
+            f"{what} resamples must be (resamples, {', '.join(map(str, shape))}), got shape {resamples.shape}"
+        )
     return resamples
 
 
@@ -75,8 +90,7 @@ def pooled_mean(values: np.ndarray) -> float:
     return float(values.mean(axis=-1).mean())
 
 
-def dataset_resamples(n_datasets: int, rng: np.random.Generator, n_resamples: int = DATASET_RESAMPLES
-                      ) -> np.ndarray:
+def dataset_resamples(n_datasets: int, rng: np.random.Generator, n_resamples: int = DATASET_RESAMPLES) -> np.ndarray:
     """``(n_resamples, n_datasets)`` dataset indices drawn with replacement."""
     return _draws(n_datasets, rng, (n_resamples, n_datasets))
 
@@ -97,8 +111,9 @@ def dataset_bootstrap(values: np.ndarray, resamples: np.ndarray, level: float = 
     return _interval(pooled_mean(values), means.reshape(len(means), -1).mean(axis=1), level)
 
 
-def fold_resamples(n_datasets: int, n_folds: int, rng: np.random.Generator,
-                   n_resamples: int = DATASET_RESAMPLES) -> np.ndarray:
+def fold_resamples(
+    n_datasets: int, n_folds: int, rng: np.random.Generator, n_resamples: int = DATASET_RESAMPLES
+) -> np.ndarray:
     """``(n_resamples, n_datasets, n_folds)`` fold indices, drawn with replacement within each dataset."""
     if n_datasets < 1:
         raise ValueError(f"need at least one dataset, got {n_datasets}")
@@ -119,20 +134,20 @@ def fold_bootstrap(values: np.ndarray, resamples: np.ndarray, level: float = 0.9
     """Percentile interval of the pooled mean when folds are resampled within each dataset and datasets
     are kept. The paper calls these intervals optimistic: folds of a dataset share training graphs."""
     means = fold_resampled_means(values, resamples)
-    return _interval(pooled_mean(np.asarray(values).mean(axis=-1)), means.reshape(len(means), -1).mean(axis=1),
-                     level)
+    return _interval(pooled_mean(np.asarray(values).mean(axis=-1)), means.reshape(len(means), -1).mean(axis=1), level)
 
 
-def two_way_resamples(n_detectors: int, n_datasets: int, rng: np.random.Generator,
-                      n_resamples: int = DATASET_RESAMPLES) -> tuple[np.ndarray, np.ndarray]:
+def two_way_resamples(
+    n_detectors: int, n_datasets: int, rng: np.random.Generator, n_resamples: int = DATASET_RESAMPLES
+) -> tuple[np.ndarray, np.ndarray]:
     """Detector indices ``(n_resamples, n_detectors)`` and, drawn after them and independently, dataset
     indices ``(n_resamples, n_datasets)``, both with replacement."""
-    return (_draws(n_detectors, rng, (n_resamples, n_detectors)),
-            _draws(n_datasets, rng, (n_resamples, n_datasets)))
+    return (_draws(n_detectors, rng, (n_resamples, n_detectors)), _draws(n_datasets, rng, (n_resamples, n_datasets)))
 
 
-def two_way_bootstrap(values: np.ndarray, resamples: tuple[np.ndarray, np.ndarray], level: float = 0.95
-                      ) -> BootstrapInterval:
+def two_way_bootstrap(
+    values: np.ndarray, resamples: tuple[np.ndarray, np.ndarray], level: float = 0.95
+) -> BootstrapInterval:
     """Percentile interval of the pooled mean when detectors and datasets are both resampled (spec 4.5,
     "Two-way bootstrap: resample detectors and datasets"): replicate r is the mean over the drawn
     detectors of their means over the drawn datasets."""
@@ -147,8 +162,12 @@ def two_way_bootstrap(values: np.ndarray, resamples: tuple[np.ndarray, np.ndarra
     return _interval(pooled_mean(values), replicates, level)
 
 
-def permutation_null(labels: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], rng: np.random.Generator,
-                     n_permutations: int = 100) -> np.ndarray:
+def permutation_null(
+    labels: np.ndarray,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    rng: np.random.Generator,
+    n_permutations: int = 100,
+) -> np.ndarray:
     """The statistic under ``n_permutations`` random permutations of the labels (class counts kept).
 
     ``statistic`` receives the ``(n_permutations, items)`` stack of permuted label vectors at once and
@@ -170,8 +189,10 @@ def trajectory_auroc(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
     scores = np.asarray(scores, dtype=np.float64)
     labels = np.asarray(labels)
     if scores.ndim != 2 or labels.shape[-1:] != scores.shape[1:] or labels.ndim > 2:
-        raise ValueError(f"need scores (checkpoints, items) and labels (items,) or (labellings, items), "
-                         f"got {scores.shape} and {labels.shape}")
+        raise ValueError(
+            f"need scores (checkpoints, items) and labels (items,) or (labellings, items), "
+            f"got {scores.shape} and {labels.shape}"
+        )
     if not np.isfinite(scores).all():
         raise ValueError("scores must be finite")
     if not np.isin(labels, (0, 1)).all():
@@ -195,9 +216,9 @@ def selection_gain(aurocs: np.ndarray) -> np.ndarray:
     return aurocs.max(axis=-1) - aurocs[..., -1]
 
 
-def selection_on_noise(labels: np.ndarray, scores: np.ndarray, rng: np.random.Generator,
-                       n_permutations: int = 100) -> np.ndarray:
+def selection_on_noise(
+    labels: np.ndarray, scores: np.ndarray, rng: np.random.Generator, n_permutations: int = 100
+) -> np.ndarray:
     """Null gains of one run and fold: permute the test labels, score the whole trajectory with them and
     take best minus last (spec 4.7), one value per permutation. Average them like the estimands."""
-    return permutation_null(labels, lambda stack: selection_gain(trajectory_auroc(stack, scores)), rng,
-                            n_permutations)
+    return permutation_null(labels, lambda stack: selection_gain(trajectory_auroc(stack, scores)), rng, n_permutations)

@@ -26,8 +26,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["SIGNED_RANK_METHODS", "ZERO_METHODS", "SignedRankResult", "holm_adjust", "holm_reject",
-           "pairwise_wilcoxon", "wilcoxon_signed_rank"]
+__all__ = [
+    "SIGNED_RANK_METHODS",
+    "ZERO_METHODS",
+    "SignedRankResult",
+    "holm_adjust",
+    "holm_reject",
+    "pairwise_wilcoxon",
+    "wilcoxon_signed_rank",
+]
 
 
 ZERO_METHODS = ("wilcox", "pratt")
@@ -75,8 +82,9 @@ def _signed_rank_counts(doubled_ranks: np.ndarray) -> np.ndarray:
     return counts
 
 
-def wilcoxon_signed_rank(x: np.ndarray, y: np.ndarray | None = None, zero_method: str = "wilcox",
-                         method: str = "exact") -> SignedRankResult:
+def wilcoxon_signed_rank(
+    x: np.ndarray, y: np.ndarray | None = None, zero_method: str = "wilcox", method: str = "exact"
+) -> SignedRankResult:
     """Two-sided Wilcoxon signed-rank test of x - y (or of x alone) against a zero median.
 
     Exact: p = min(1, 2 min(P(R+ <= r+), P(R+ >= r+))) under the conditional null of the ranks at hand.
@@ -100,8 +108,7 @@ def wilcoxon_signed_rank(x: np.ndarray, y: np.ndarray | None = None, zero_method
         p_value = _exact_p(np.rint(2.0 * ranks[nonzero]).astype(np.int64), round(2.0 * r_plus))
     else:
         p_value = _asymptotic_p(differences, ranks, r_plus)
-    return SignedRankResult(statistic=min(r_plus, r_minus), p_value=p_value, n_used=int(nonzero.sum()),
-                            method=chosen)
+    return SignedRankResult(statistic=min(r_plus, r_minus), p_value=p_value, n_used=int(nonzero.sum()), method=chosen)
 
 
 def _auto_method(n: int, has_zeros: bool, ranks: np.ndarray) -> str:
@@ -130,8 +137,11 @@ def _asymptotic_p(differences: np.ndarray, ranks: np.ndarray, r_plus: float) -> 
     zeros = int(np.sum(differences == 0.0))
     mean = n * (n + 1) / 4.0 - zeros * (zeros + 1) / 4.0
     _, ties = np.unique(ranks[differences != 0.0], return_counts=True)
-    variance = (n * (n + 1) * (2 * n + 1) - zeros * (zeros + 1) * (2 * zeros + 1)
-                - np.sum(ties.astype(np.float64) ** 3 - ties) / 2.0) / 24.0
+    variance = (
+        n * (n + 1) * (2 * n + 1)
+        - zeros * (zeros + 1) * (2 * zeros + 1)
+        - np.sum(ties.astype(np.float64) ** 3 - ties) / 2.0
+    ) / 24.0
     if variance <= 0.0:
         return 1.0
     z = (r_plus - mean) / np.sqrt(variance)
@@ -169,8 +179,7 @@ def holm_reject(p_values: np.ndarray, alpha: float = 0.05) -> np.ndarray:
     return reject
 
 
-def pairwise_wilcoxon(scores: np.ndarray, names: Sequence[str] | None = None, alpha: float = 0.05
-                      ) -> pd.DataFrame:
+def pairwise_wilcoxon(scores: np.ndarray, names: Sequence[str] | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """Exact signed-rank test over the datasets for all k(k-1)/2 pairs of methods of a ``(methods,
     datasets)`` table, Holm step-down across the pairs at ``alpha``.
 
@@ -185,6 +194,13 @@ def pairwise_wilcoxon(scores: np.ndarray, names: Sequence[str] | None = None, al
     pairs = list(combinations(range(table.shape[0]), 2))
     results = [wilcoxon_signed_rank(table[i], table[j]) for i, j in pairs]
     p_values = np.array([r.p_value for r in results])
-    return pd.DataFrame({"first": [labels[i] for i, _ in pairs], "second": [labels[j] for _, j in pairs],
-                         "statistic": [r.statistic for r in results], "p_value": p_values,
-                         "p_holm": holm_adjust(p_values), "reject": holm_reject(p_values, alpha)})
+    return pd.DataFrame(
+        {
+            "first": [labels[i] for i, _ in pairs],
+            "second": [labels[j] for _, j in pairs],
+            "statistic": [r.statistic for r in results],
+            "p_value": p_values,
+            "p_holm": holm_adjust(p_values),
+            "reject": holm_reject(p_values, alpha),
+        }
+    )

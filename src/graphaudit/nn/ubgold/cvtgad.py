@@ -43,15 +43,18 @@ class CVTGAD(CVTGADDetector):
         super().__init__()
         self.config = config or CVTGADConfig()
         device = loader.current_device()
-        self.args = SimpleNamespace(**dataclasses.asdict(self.config), dataset_num_features=in_dim,
-                                    gpu=_gpu_index(device))  # change: the run's device index
+        self.args = SimpleNamespace(
+            **dataclasses.asdict(self.config), dataset_num_features=in_dim, gpu=_gpu_index(device)
+        )  # change: the run's device index
         # CVTGAD.init_model
         self.args.dg_dim = self.args.rw_dim
-        self.model = loader.import_module("nn.cvtgad").CVTGAD(hidden_dim=self.args.hidden_dim,
-                                                             num_gc_layers=self.args.num_layer,
-                                                             feat_dim=self.args.dataset_num_features,
-                                                             str_dim=self.args.dg_dim + self.args.rw_dim,
-                                                             args=self.args)
+        self.model = loader.import_module("nn.cvtgad").CVTGAD(
+            hidden_dim=self.args.hidden_dim,
+            num_gc_layers=self.args.num_layer,
+            feat_dim=self.args.dataset_num_features,
+            str_dim=self.args.dg_dim + self.args.rw_dim,
+            args=self.args,
+        )
         for block in (self.model.Cross_Attention_g, self.model.Cross_Attention_n):
             block.k = block.k.to(device)  # change: UB-GOLD's k follows the run's device
         # change: fit's per-epoch locals, kept across epochs (buffers: mean_g, std_g, mean_n, std_n; epochs done)
@@ -80,9 +83,9 @@ class CVTGAD(CVTGADDetector):
             weight_g, weight_n = 1, 1
         else:
             _, std_g, _, std_n = self._moments()
-            weight_g, weight_n = std_g ** args.alpha, std_n ** args.alpha
+            weight_g, weight_n = std_g**args.alpha, std_n**args.alpha
             weight_sum = (weight_g + weight_n) / 2
-            weight_g, weight_n = weight_g/weight_sum, weight_n/weight_sum
+            weight_g, weight_n = weight_g / weight_sum, weight_n / weight_sum
         return weight_g, weight_n
 
     def objective(self, data: Batch) -> tuple[torch.Tensor, torch.Tensor]:

@@ -62,8 +62,10 @@ class OCGIN(_UBGoldModel):
         super().__init__()
         self.config = config or OCGINConfig()
         if self.config.center != "zeros":
-            raise ValueError("UB-GOLD's OCGIN keeps its centre at the origin; center "
-                             f"{self.config.center!r} exists only in the own backend")
+            raise ValueError(
+                "UB-GOLD's OCGIN keeps its centre at the origin; center "
+                f"{self.config.center!r} exists only in the own backend"
+            )
         self.model = loader.import_module("nn.ocgin").OCGIN(in_dim, _args(self.config))
 
 
@@ -94,8 +96,15 @@ class GLocalKD(DistillationDetector):
         self.config = config or GLocalKDConfig()
         module = loader.import_module("nn.glocalkd")
         args = SimpleNamespace(bias=self.config.bias)
-        shape = {"input_dim": in_dim, "hidden_dim": self.config.hidden_dim, "embedding_dim": self.config.output_dim,
-                 "label_dim": 2, "num_layers": self.config.num_layer, "bn": self.config.bn, "args": args}
+        shape = {
+            "input_dim": in_dim,
+            "hidden_dim": self.config.hidden_dim,
+            "embedding_dim": self.config.output_dim,
+            "label_dim": 2,
+            "num_layers": self.config.num_layer,
+            "bn": self.config.bn,
+            "args": args,
+        }
         with warnings.catch_warnings():  # UB-GOLD initialises biases with the deprecated init.constant
             warnings.filterwarnings("ignore", message=".*nn.init.constant.*", category=FutureWarning)
             self.teacher = module.GcnEncoderGraph_teacher(**shape)
@@ -123,8 +132,9 @@ class SIGNET(Detector):
         super().__init__()
         self.config = config or SIGNETConfig()
         if self.config.temperature != 0.2:
-            raise ValueError("UB-GOLD's SIGNET fixes the InfoNCE temperature at 0.2; other values exist only in "
-                             "the own backend")
+            raise ValueError(
+                "UB-GOLD's SIGNET fixes the InfoNCE temperature at 0.2; other values exist only in the own backend"
+            )
         args = _args(self.config, explainer_model=self.config.explainer)  # UB-GOLD's name for the option
         self.model = loader.import_module("nn.signet").SIGNET(in_dim, 0, args, str(loader.current_device()))
 

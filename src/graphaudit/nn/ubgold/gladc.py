@@ -36,8 +36,13 @@ class GLADC(GLADCDetector):
         self.in_dim = in_dim
         module = loader.import_module("nn.gladc")
         self._detector = loader.import_module("detector.GLADC").GLADC
-        shape = {"feat_size": in_dim, "hiddendim": self.config.hidden_dim, "outputdim": self.config.output_dim,
-                 "dropout": self.config.dropout, "batch": None}  # ``batch`` is stored, never read
+        shape = {
+            "feat_size": in_dim,
+            "hiddendim": self.config.hidden_dim,
+            "outputdim": self.config.output_dim,
+            "dropout": self.config.dropout,
+            "batch": None,
+        }  # ``batch`` is stored, never read
         self.NetGe = module.NetGe(**shape)
         self.noise_NetG = module.Encoder(**shape)
         self.noise_NetG.requires_grad_(False)
@@ -47,8 +52,9 @@ class GLADC(GLADCDetector):
         """UB-GOLD's ``self.device``: where ``forward_model`` sends the blocks (the run's device)."""
         return loader.current_device()
 
-    def gen_ran_output(self, h0: torch.Tensor, adj: torch.Tensor, model: torch.nn.Module,
-                       vice_model: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+    def gen_ran_output(
+        self, h0: torch.Tensor, adj: torch.Tensor, model: torch.nn.Module, vice_model: torch.nn.Module
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         return self._detector.gen_ran_output(self, h0, adj, model, vice_model)
 
     def batch_loss(self, batch: Batch) -> torch.Tensor:

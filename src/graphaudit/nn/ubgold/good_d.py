@@ -69,8 +69,9 @@ class GOODD(HierarchicalContrastDetector):
         super().__init__()
         self.config = config or GOODDConfig()
         c = self.config
-        self.model = loader.import_module("nn.good_d").GOOD_D(in_dim=in_dim, hid_dim=c.hidden_dim,
-                                                               str_dim=c.rw_dim + c.dg_dim, num_layers=c.num_layer)
+        self.model = loader.import_module("nn.good_d").GOOD_D(
+            in_dim=in_dim, hid_dim=c.hidden_dim, str_dim=c.rw_dim + c.dg_dim, num_layers=c.num_layer
+        )
         self._run_kmeans = _run_kmeans()
 
     def embed(self, batch: Batch) -> tuple[torch.Tensor, list[torch.Tensor]]:
@@ -84,11 +85,13 @@ class GOODD(HierarchicalContrastDetector):
         with contextlib.redirect_stdout(io.StringIO()):  # 'Fail to cluster with GPU. Try CPU...' at every step
             return self._run_kmeans(points, SimpleNamespace(num_cluster=self.config.num_cluster))
 
-    def loss_parts(self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: dict[str, torch.Tensor]
-                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def loss_parts(
+        self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         losses, _ = self.model.loss_func(b, views, batch, clusters)
         return tuple(losses)
 
-    def score_parts(self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: dict[str, torch.Tensor]
-                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def score_parts(
+        self, b: torch.Tensor, views: list[torch.Tensor], batch: Batch, clusters: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         return self.model.score_func(b, views, batch, clusters)

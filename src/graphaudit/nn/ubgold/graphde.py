@@ -38,8 +38,19 @@ from graphaudit.nn.ubgold import loader
 
 __all__ = ["DETECTOR_DEFAULTS", "E_LOGITS_ROWS", "GraphDE"]
 
-DETECTOR_DEFAULTS = {"backbone": "GCN", "dropedge": 0.0, "bn": None, "dropnode": 0.0, "tem": 0.5, "sample": 4,
-                     "order": 5, "lam": 1.0, "grand": False, "graphde_a": True, "graphde_v": False}
+DETECTOR_DEFAULTS = {
+    "backbone": "GCN",
+    "dropedge": 0.0,
+    "bn": None,
+    "dropnode": 0.0,
+    "tem": 0.5,
+    "sample": 4,
+    "order": 5,
+    "lam": 1.0,
+    "grand": False,
+    "graphde_a": True,
+    "graphde_v": False,
+}
 """``GAOOD/detector/GraphDE.py``'s constructor defaults for the options ``benchmark/utils.py`` never sets
 (``grand=False`` it passes explicitly)."""
 E_LOGITS_ROWS = 1
@@ -48,8 +59,12 @@ E_LOGITS_ROWS = 1
 
 def _wrapped(config: GraphDEConfig) -> dict[str, object]:
     """The module's keyword arguments as ``GraphDE.__init__`` stores and ``init_model`` passes them."""
-    options = {**DETECTOR_DEFAULTS, "n_train_data": E_LOGITS_ROWS, "prior_ratio": config.prior_ratio,
-               "neg_ratio": config.neg_ratio}
+    options = {
+        **DETECTOR_DEFAULTS,
+        "n_train_data": E_LOGITS_ROWS,
+        "prior_ratio": config.prior_ratio,
+        "neg_ratio": config.neg_ratio,
+    }
     # GAOOD/detector/GraphDE.py __init__: self.n_train_data = n_train_data, ... self.graphde_v = graphde_v,
     wrapped = {name: (value,) for name, value in options.items() if name != "backbone"}
     # init_model: the backbone is stored as given (DeepDetector's self.backbone), the rest as 1-tuples
@@ -63,12 +78,19 @@ class GraphDE(GraphDEDetector):
         super().__init__()
         self.config = config or GraphDEConfig()
         if not self.config.bn:
-            raise ValueError("UB-GOLD's GraphDE always uses BatchNorm (self.bn = bn, makes any value a truthy "
-                             "tuple, spec U14); bn false exists only in the own backend")
+            raise ValueError(
+                "UB-GOLD's GraphDE always uses BatchNorm (self.bn = bn, makes any value a truthy "
+                "tuple, spec U14); bn false exists only in the own backend"
+            )
         module = loader.import_module("nn.graphde")
         # init_model: graphde.GraphDE(in_dim=..., hid_dim=..., num_layers=..., dropout=..., backbone=..., ...)
-        self.model = module.GraphDE(in_dim=in_dim, hid_dim=self.config.hidden_dim, num_layers=self.config.num_layer,
-                                    dropout=self.config.dropout, **_wrapped(self.config))
+        self.model = module.GraphDE(
+            in_dim=in_dim,
+            hid_dim=self.config.hidden_dim,
+            num_layers=self.config.num_layer,
+            dropout=self.config.dropout,
+            **_wrapped(self.config),
+        )
 
     def batch_loss(self, batch: Batch) -> torch.Tensor:
         with warnings.catch_warnings():

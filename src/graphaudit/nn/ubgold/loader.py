@@ -38,8 +38,10 @@ __all__ = ["PACKAGE", "REWRITES", "activate", "current_device", "import_module",
 
 PACKAGE = "GAOOD"
 CODE_NAME = "UB-GOLD-c940457"
-REWRITES = ((re.compile(r"\.cuda\(\)"), ".to(__graphaudit_device__())"),
-            (re.compile(r"\.to\((['\"])cuda\1\)"), ".to(__graphaudit_device__())"))
+REWRITES = (
+    (re.compile(r"\.cuda\(\)"), ".to(__graphaudit_device__())"),
+    (re.compile(r"\.to\((['\"])cuda\1\)"), ".to(__graphaudit_device__())"),
+)
 
 _device = torch.device("cpu")
 _state: dict[str, object] = {"root": None, "finder": None}
@@ -75,9 +77,11 @@ class _Loader(importlib.abc.Loader):
         data = self.path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
         if self.expected.get(self.rel) != digest:
-            raise ChecksumMismatchError(f"UB-GOLD file {self.path} has sha256 {digest}, the registry expects "
-                                        f"{self.expected.get(self.rel)}; it was not imported. Fetch the tree again "
-                                        f"(remove {self.path.parents[len(Path(self.rel).parts) - 1]}).")
+            raise ChecksumMismatchError(
+                f"UB-GOLD file {self.path} has sha256 {digest}, the registry expects "
+                f"{self.expected.get(self.rel)}; it was not imported. Fetch the tree again "
+                f"(remove {self.path.parents[len(Path(self.rel).parts) - 1]})."
+            )
         source, count = data.decode("utf-8"), 0
         for pattern, replacement in REWRITES:
             source, n = pattern.subn(replacement, source)
@@ -90,22 +94,28 @@ class _Finder(importlib.abc.MetaPathFinder):
     def __init__(self, root: Path, spec: CodeSpec) -> None:
         self.root, self.expected = root, spec.expected()
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None
-                  ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if fullname.split(".")[0] != PACKAGE:
             return None
         base = self.root.joinpath(*fullname.split("."))
         if base.is_dir():
-            loader = _Loader(base / "__init__.py", f"{base.relative_to(self.root).as_posix()}/__init__.py",
-                             self.expected, package=True)
+            loader = _Loader(
+                base / "__init__.py",
+                f"{base.relative_to(self.root).as_posix()}/__init__.py",
+                self.expected,
+                package=True,
+            )
             spec = importlib.util.spec_from_loader(fullname, loader, is_package=True)
             spec.submodule_search_locations = [str(base)]
             return spec
         file = base.with_suffix(".py")
         if file.is_file():
             rel = file.relative_to(self.root).as_posix()
-            return importlib.util.spec_from_file_location(fullname, file,
-                                                          loader=_Loader(file, rel, self.expected, package=False))
+            return importlib.util.spec_from_file_location(
+                fullname, file, loader=_Loader(file, rel, self.expected, package=False)
+            )
         return None
 
 
@@ -115,8 +125,10 @@ def activate(root: str | Path, code: str = CODE_NAME) -> None:
     if _state["root"] == root:
         return
     if not (root / PACKAGE).is_dir():
-        raise DataError(f"{root} holds no {PACKAGE}/ folder; obtain the verified UB-GOLD tree first "
-                        f"(rule glad_ubgold_source, or graphaudit.data.code.obtain_code)")
+        raise DataError(
+            f"{root} holds no {PACKAGE}/ folder; obtain the verified UB-GOLD tree first "
+            f"(rule glad_ubgold_source, or graphaudit.data.code.obtain_code)"
+        )
     if _state["finder"] is not None:
         sys.meta_path.remove(_state["finder"])
         for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
@@ -126,9 +138,11 @@ def activate(root: str | Path, code: str = CODE_NAME) -> None:
     _state.update(root=root, finder=finder)
     if importlib.util.find_spec("torch_scatter") is None:
         from graphaudit.nn.ubgold import torch_scatter_shim
+
         sys.modules.setdefault("torch_scatter", torch_scatter_shim)
     if importlib.util.find_spec("GCL") is None:
         from graphaudit.nn.ubgold import pygcl_shim
+
         for name, module in pygcl_shim.modules().items():
             sys.modules.setdefault(name, module)
 

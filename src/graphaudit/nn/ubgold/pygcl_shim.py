@@ -34,11 +34,25 @@ import torch.nn.functional as F
 from torch.distributions.bernoulli import Bernoulli
 from torch_geometric.utils import subgraph
 
-__all__ = ["DualBranchContrast", "EdgeRemoving", "FeatureMasking", "Graph", "Identity", "InfoNCE", "JSD",
-           "NodeDropping", "RWSampling", "RandomChoice", "SingleBranchContrast", "modules", "random_walk"]
+__all__ = [
+    "JSD",
+    "DualBranchContrast",
+    "EdgeRemoving",
+    "FeatureMasking",
+    "Graph",
+    "Identity",
+    "InfoNCE",
+    "NodeDropping",
+    "RWSampling",
+    "RandomChoice",
+    "SingleBranchContrast",
+    "modules",
+    "random_walk",
+]
 
 
 # ---- augmentors ----------------------------------------------------------------------------------------------
+
 
 class Graph(NamedTuple):
     """PyGCL's augmentor currency: features, edges, optional edge weights."""
@@ -58,8 +72,9 @@ class Augmentor(ABC):
     def augment(self, g: Graph) -> Graph:
         """The augmented graph (each augmentor's own draws)."""
 
-    def __call__(self, x: torch.Tensor, edge_index: torch.Tensor, edge_weight: torch.Tensor | None = None
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    def __call__(
+        self, x: torch.Tensor, edge_index: torch.Tensor, edge_weight: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         return self.augment(Graph(x, edge_index, edge_weight)).unfold()
 
 
@@ -77,7 +92,7 @@ class RandomChoice(Augmentor):
         self.augmentors, self.num_choices = augmentors, num_choices
 
     def augment(self, g: Graph) -> Graph:
-        for index in torch.randperm(len(self.augmentors))[:self.num_choices]:
+        for index in torch.randperm(len(self.augmentors))[: self.num_choices]:
             g = self.augmentors[index].augment(g)
         return g
 
@@ -102,8 +117,10 @@ def random_walk(rowptr: torch.Tensor, col: torch.Tensor, start: torch.Tensor, wa
         row_start, row_end = rowptr[current], rowptr[current + 1]
         position = row_start + (draws[step] * (row_end - row_start)).to(torch.long)
         if bool((position >= col.numel()).any()):
-            raise ValueError("torch_sparse's random_walk would read past the end of its column array here "
-                             "(a walk reached a node after the last node with out-edges)")
+            raise ValueError(
+                "torch_sparse's random_walk would read past the end of its column array here "
+                "(a walk reached a node after the last node with out-edges)"
+            )
         current = col[position]
         walks.append(current)
     return torch.stack(walks, dim=1)
@@ -180,6 +197,7 @@ class EdgeRemoving(Augmentor):
 
 # ---- losses ----------------------------------------------------------------------------------------------------
 
+
 def _similarity(h1: torch.Tensor, h2: torch.Tensor) -> torch.Tensor:
     h1 = F.normalize(h1)
     h2 = F.normalize(h2)
@@ -192,8 +210,9 @@ class InfoNCE:
     def __init__(self, tau: float) -> None:
         self.tau = tau
 
-    def __call__(self, anchor: torch.Tensor, sample: torch.Tensor, pos_mask: torch.Tensor,
-                 neg_mask: torch.Tensor) -> torch.Tensor:
+    def __call__(
+        self, anchor: torch.Tensor, sample: torch.Tensor, pos_mask: torch.Tensor, neg_mask: torch.Tensor
+    ) -> torch.Tensor:
         sim = _similarity(anchor, sample) / self.tau
         exp_sim = torch.exp(sim) * (pos_mask + neg_mask)
         log_prob = sim - torch.log(exp_sim.sum(dim=1, keepdim=True))
@@ -205,32 +224,34 @@ class InfoNCE:
 class JSD:
     """PyGCL's Jensen-Shannon estimator with a dot-product discriminator."""
 
-    def __call__(self, anchor: torch.Tensor, sample: torch.Tensor, pos_mask: torch.Tensor,
-                 neg_mask: torch.Tensor) -> torch.Tensor:
+    def __call__(
+        self, anchor: torch.Tensor, sample: torch.Tensor, pos_mask: torch.Tensor, neg_mask: torch.Tensor
+    ) -> torch.Tensor:
         num_neg = neg_mask.int().sum()
         num_pos = pos_mask.int().sum()
         similarity = anchor @ sample.t()
-        e_pos = (np.log(2) - F.softplus(- similarity * pos_mask)).sum()
+        e_pos = (np.log(2) - F.softplus(-similarity * pos_mask)).sum()
         e_pos /= num_pos
         neg_sim = similarity * neg_mask
-        e_neg = (F.softplus(- neg_sim) + neg_sim - np.log(2)).sum()
+        e_neg = (F.softplus(-neg_sim) + neg_sim - np.log(2)).sum()
         e_neg /= num_neg
         return e_neg - e_pos
 
 
 # ---- contrast models -------------------------------------------------------------------------------------------
 
+
 def _same_scale_masks(anchor: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """PyGCL's ``SameScaleSampler`` and ``add_extra_mask`` without extra masks: identity positives."""
     pos_mask = torch.eye(anchor.size(0), dtype=torch.float32, device=anchor.device)
-    return pos_mask, 1. - pos_mask
+    return pos_mask, 1.0 - pos_mask
 
 
 def _cross_scale_masks(sample: torch.Tensor, batch: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """PyGCL's ``CrossScaleSampler`` (multi-graph case): graph m's positives are its own nodes; ``batch.max() + 1``
     graphs, as its scatter of the identity sizes them."""
     pos_mask = F.one_hot(batch, int(batch.max()) + 1).T.to(torch.float32).to(sample.device)
-    return pos_mask, 1. - pos_mask
+    return pos_mask, 1.0 - pos_mask
 
 
 class DualBranchContrast(torch.nn.Module):
@@ -239,8 +260,10 @@ class DualBranchContrast(torch.nn.Module):
     def __init__(self, loss: InfoNCE | JSD, mode: str, intraview_negs: bool = False) -> None:
         super().__init__()
         if mode != "G2G" or intraview_negs:
-            raise NotImplementedError("the PyGCL shim's DualBranchContrast has UB-GOLD's G2G mode without "
-                                      f"intra-view negatives only, got mode {mode!r}, intraview_negs {intraview_negs}")
+            raise NotImplementedError(
+                "the PyGCL shim's DualBranchContrast has UB-GOLD's G2G mode without "
+                f"intra-view negatives only, got mode {mode!r}, intraview_negs {intraview_negs}"
+            )
         self.loss, self.mode = loss, mode
 
     def forward(self, g1: torch.Tensor, g2: torch.Tensor, batch: torch.Tensor | None = None) -> torch.Tensor:
@@ -257,8 +280,10 @@ class SingleBranchContrast(torch.nn.Module):
     def __init__(self, loss: InfoNCE | JSD, mode: str, intraview_negs: bool = False) -> None:
         super().__init__()
         if mode != "G2L" or intraview_negs:
-            raise NotImplementedError("the PyGCL shim's SingleBranchContrast has UB-GOLD's G2L mode without "
-                                      f"intra-view negatives only, got mode {mode!r}, intraview_negs {intraview_negs}")
+            raise NotImplementedError(
+                "the PyGCL shim's SingleBranchContrast has UB-GOLD's G2L mode without "
+                f"intra-view negatives only, got mode {mode!r}, intraview_negs {intraview_negs}"
+            )
         self.loss, self.mode = loss, mode
 
     def forward(self, h: torch.Tensor, g: torch.Tensor, batch: torch.Tensor | None = None) -> torch.Tensor:
@@ -271,14 +296,16 @@ class SingleBranchContrast(torch.nn.Module):
 
 # ---- eval (imported by UB-GOLD's GraphCL modules, never called) ------------------------------------------------
 
+
 def get_split(*args: Any, **kwargs: Any) -> Any:
     raise NotImplementedError("GCL.eval.get_split is imported by UB-GOLD but never called; the PyGCL shim lacks it")
 
 
 class SVMEvaluator:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError("GCL.eval.SVMEvaluator is imported by UB-GOLD but never used; the PyGCL shim "
-                                  "lacks it")
+        raise NotImplementedError(
+            "GCL.eval.SVMEvaluator is imported by UB-GOLD but never used; the PyGCL shim lacks it"
+        )
 
 
 # ---- the GCL package as module objects -------------------------------------------------------------------------

@@ -16,8 +16,14 @@ from graphaudit.nn.scatter_max import scatter_max as _scatter_max
 __all__ = ["scatter", "scatter_max"]
 
 
-def scatter(src: torch.Tensor, index: torch.Tensor, dim: int = -1, out: torch.Tensor | None = None,
-            dim_size: int | None = None, reduce: str = "sum") -> torch.Tensor:
+def scatter(
+    src: torch.Tensor,
+    index: torch.Tensor,
+    dim: int = -1,
+    out: torch.Tensor | None = None,
+    dim_size: int | None = None,
+    reduce: str = "sum",
+) -> torch.Tensor:
     """``torch_scatter.scatter`` without ``out`` (UB-GOLD never passes one)."""
     if out is not None:
         # deliberate: UB-GOLD at c940457 never passes out=; refusing beats silently ignoring it
@@ -25,11 +31,13 @@ def scatter(src: torch.Tensor, index: torch.Tensor, dim: int = -1, out: torch.Te
     return _scatter(src, index, dim=dim, dim_size=dim_size, reduce=reduce)
 
 
-def scatter_max(src: torch.Tensor, index: torch.Tensor, dim: int = -1, dim_size: int | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+def scatter_max(
+    src: torch.Tensor, index: torch.Tensor, dim: int = -1, dim_size: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(maxima, argmax) along the last dimension, the only form UB-GOLD calls."""
     if dim not in (-1, src.dim() - 1):
         # deliberate: UB-GOLD's two scatter_max calls (SIGNET) reduce a (1, n) tensor along its last dimension
-        raise NotImplementedError("the torch_scatter shim's scatter_max reduces the last dimension only, the one "
-                                  "form UB-GOLD calls")
+        raise NotImplementedError(
+            "the torch_scatter shim's scatter_max reduces the last dimension only, the one form UB-GOLD calls"
+        )
     return _scatter_max(src, index, dim_size)

@@ -29,8 +29,15 @@ import torch
 from torch_geometric.data import Batch
 
 from graphaudit.nn.trainer import BatchLossDetector
-from graphaudit.nn.two_stage import (GraphCLIFConfig, GraphCLOCSVMConfig, IFConfig, InfoGraphIFConfig,
-                                     InfoGraphOCSVMConfig, OCSVMConfig, check_infograph_ocsvm_layers)
+from graphaudit.nn.two_stage import (
+    GraphCLIFConfig,
+    GraphCLOCSVMConfig,
+    IFConfig,
+    InfoGraphIFConfig,
+    InfoGraphOCSVMConfig,
+    OCSVMConfig,
+    check_infograph_ocsvm_layers,
+)
 from graphaudit.nn.ubgold import loader
 from graphaudit.nn.ubgold.detectors import _args
 
@@ -58,8 +65,11 @@ def ubgold_detector(name: str, in_dim: int, config: IFConfig | OCSVMConfig) -> A
         cls = getattr(loader.import_module(f"detector.{name}"), name)
     quiet = type(name, (cls,), {"build_save_path": _skip_save_path})
     kind = "IF" if isinstance(config, IFConfig) else "OCSVM"
-    options = ({"IF_n_trees": config.IF_n_trees, "IF_sample_ratio": config.IF_sample_ratio} if kind == "IF" else
-               {"gamma": config.gamma, "nu": config.nuOCSVM})
+    options = (
+        {"IF_n_trees": config.IF_n_trees, "IF_sample_ratio": config.IF_sample_ratio}
+        if kind == "IF"
+        else {"gamma": config.gamma, "nu": config.nuOCSVM}
+    )
     detector = quiet(args=_args(config, dataset_num_features=in_dim), detector=kind, **options)
     detector.device = loader.current_device()
     detector.init_model()
@@ -84,8 +94,10 @@ class _UBGoldTwoStage(BatchLossDetector):
 
     def _scores(self, g: torch.Tensor) -> torch.Tensor:
         if not self._fitted:
-            raise RuntimeError(f"{type(self).__name__}: UB-GOLD's detector is fitted on every training batch; "
-                               "score() needs a loss() call in training mode first")
+            raise RuntimeError(
+                f"{type(self).__name__}: UB-GOLD's detector is fitted on every training batch; "
+                "score() needs a loss() call in training mode first"
+            )
         anomaly_scores = -self.outlier.decision_function(g.cpu().detach().numpy())
         return torch.from_numpy(np.asarray(anomaly_scores)).to(g.device)
 
@@ -118,7 +130,7 @@ class _InfoGraph(_UBGoldTwoStage):
         return self.contrast_model(h=z, g=g, batch=batch.batch)
 
     def score(self, batch: Batch) -> torch.Tensor:
-        z, g = self.encoder_model(batch.x, batch.edge_index, batch.batch)
+        _z, g = self.encoder_model(batch.x, batch.edge_index, batch.batch)
         return self._scores(g)
 
 
