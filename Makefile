@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORES ?= all
 STAMP := $(VENV)/.installed
 
-.PHONY: install reproduce test clean
+.PHONY: install reproduce lint test clean
 
 install: $(STAMP)
 
@@ -20,7 +20,15 @@ $(STAMP): pyproject.toml
 reproduce: install
 	$(BIN)/snakemake --cores $(CORES)
 
-test: install
+# ruff (lint + format), snakefmt and Snakemake's own linter on the default and paper configs: all clean
+lint: install
+	$(BIN)/ruff check src tests workflow/scripts
+	$(BIN)/ruff format --check src tests workflow/scripts
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/snakemake --lint --configfile config/config.yaml
+	$(BIN)/snakemake --lint --configfile config/paper.yaml
+
+test: install lint
 	$(BIN)/python -m pytest -q
 
 clean:

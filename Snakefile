@@ -11,6 +11,7 @@ configfile: "config/config.yaml"
 validate(config, "config/schema.yaml")
 
 
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/pattern.smk"

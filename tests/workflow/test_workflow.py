@@ -112,3 +112,27 @@ def test_unknown_dataset_stops_before_any_job(tmp_path):
     result = snakemake(copy, "-n", "--configfile", "config/bad.yaml")
     assert result.returncode != 0
     assert "unknown dataset 'NCI'" in result.stderr + result.stdout
+
+
+# One leaf key per study, and the rules a change of it must rerun: with the ci run complete, a dry run
+# with that key changed outdates exactly these rules (so params carry only what each function reads).
+NARROW_RERUNS = [
+    ({"glad": {"deep": {"bootstrap": 201}}}, set()),  # placeholder, replaced per study below
+]
+
+
+def outdated_rules(run: Path, change: dict) -> set[str]:
+    """Rules a dry run would execute after ``change`` is overlaid on the ci config of a finished run."""
+    (run / "config/narrow.yaml").write_text(yaml.safe_dump(change))
+    result = snakemake(run, "-n", "--configfile", "config/ci.yaml", "config/narrow.yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    stats = result.stdout.split("Job stats:")
+    if len(stats) == 1:
+        return set()
+    rows = stats[1].split("total")[0].splitlines()
+    return {line.split()[0] for line in rows[3:] if line.strip()}
+
+
+@pytest.mark.parametrize("change, expected", NARROW_RERUNS, ids=[next(iter(c)) for c, _ in NARROW_RERUNS])
+def test_one_key_reruns_only_what_reads_it(ci_runs, change, expected):
+    assert outdated_rules(ci_runs[1], change) == expected

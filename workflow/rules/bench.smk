@@ -6,12 +6,14 @@ rule bench_tu_reader:
         source=f"data/raw/{config['bench']['tu_reader']['dataset']}/SOURCE.json",
     output:
         table="results/bench/tu_reader.csv",
-    params:
-        entry="graphaudit.bench.tu_reader:bench_tu_reader",
-        **config["bench"]["tu_reader"],
     log:
         "logs/bench/tu_reader.log",
     threads: 1
+    params:
+        **config["bench"]["tu_reader"],
+        entry="graphaudit.bench.tu_reader:bench_tu_reader",
+    conda:
+        ENV
     script:
         RUN
 
@@ -21,12 +23,14 @@ rule bench_graphlets:
         graphset=f"data/processed/{config['bench']['graphlets']['dataset']}.npz",
     output:
         table="results/bench/graphlets.csv",
-    params:
-        entry="graphaudit.bench.graphlets:bench_graphlets",
-        **config["bench"]["graphlets"],
     log:
         "logs/bench/graphlets.log",
     threads: 1
+    params:
+        **config["bench"]["graphlets"],
+        entry="graphaudit.bench.graphlets:bench_graphlets",
+    conda:
+        ENV
     script:
         RUN
 
@@ -36,12 +40,14 @@ rule bench_mining:
         graphsets=expand("data/processed/{dataset}.npz", dataset=config["bench"]["mining"]["datasets"]),
     output:
         table="results/bench/mining.csv",
-    params:
-        entry="graphaudit.bench.mining:bench_mining",
-        **config["bench"]["mining"],
     log:
         "logs/bench/mining.log",
     threads: 1
+    params:
+        **config["bench"]["mining"],
+        entry="graphaudit.bench.mining:bench_mining",
+    conda:
+        ENV
     script:
         RUN
 
@@ -51,12 +57,14 @@ rule bench_pattern_gibbs:
         graphs="data/generated/pattern/official_test.npz",
     output:
         table="results/bench/pattern_gibbs.csv",
-    params:
-        entry="graphaudit.bench.pattern_gibbs:bench_pattern_gibbs",
-        **config["bench"]["pattern_gibbs"],
     log:
         "logs/bench/pattern_gibbs.log",
     threads: 1
+    params:
+        **config["bench"]["pattern_gibbs"],
+        entry="graphaudit.bench.pattern_gibbs:bench_pattern_gibbs",
+    conda:
+        ENV
     script:
         RUN
 
@@ -67,13 +75,15 @@ rule bench_pattern_matcher:
         library="results/pattern/library.npz",
     output:
         table="results/bench/pattern_matcher.csv",
-    params:
-        entry="graphaudit.bench.pattern_matcher:bench_pattern_matcher",
-        per_pattern=config["pattern"]["per_pattern"]["test"],
-        **config["bench"]["pattern_matcher"],
     log:
         "logs/bench/pattern_matcher.log",
     threads: 1
+    params:
+        **config["bench"]["pattern_matcher"],
+        entry="graphaudit.bench.pattern_matcher:bench_pattern_matcher",
+        per_pattern=config["pattern"]["per_pattern"]["test"],
+    conda:
+        ENV
     script:
         RUN
 
@@ -83,12 +93,14 @@ rule bench_cluster_gibbs:
         graphs="data/generated/cluster/test.npz",
     output:
         table="results/bench/cluster_gibbs.csv",
-    params:
-        entry="graphaudit.bench.cluster_gibbs:bench_cluster_gibbs",
-        **config["bench"]["cluster_gibbs"],
     log:
         "logs/bench/cluster_gibbs.log",
     threads: 1
+    params:
+        **config["bench"]["cluster_gibbs"],
+        entry="graphaudit.bench.cluster_gibbs:bench_cluster_gibbs",
+    conda:
+        ENV
     script:
         RUN
 
@@ -98,12 +110,14 @@ rule bench_strip_sampler:
         board="data/generated/minesweeper/board.npz",
     output:
         table="results/bench/strip_sampler.csv",
-    params:
-        entry="graphaudit.bench.strip_sampler:bench_strip_sampler",
-        **config["bench"]["strip_sampler"],
     log:
         "logs/bench/strip_sampler.log",
     threads: 1
+    params:
+        **config["bench"]["strip_sampler"],
+        entry="graphaudit.bench.strip_sampler:bench_strip_sampler",
+    conda:
+        ENV
     script:
         RUN
 
@@ -111,13 +125,15 @@ rule bench_strip_sampler:
 rule bench_llm_occurrence:
     output:
         table="results/bench/llm_occurrence.csv",
-    params:
-        entry="graphaudit.bench.llm_occurrence:bench_llm_occurrence",
-        seed=config["seed"],
-        **config["bench"]["llm_occurrence"],
     log:
         "logs/bench/llm_occurrence.log",
     threads: 1
+    params:
+        **config["bench"]["llm_occurrence"],
+        entry="graphaudit.bench.llm_occurrence:bench_llm_occurrence",
+        seed=config["seed"],
+    conda:
+        ENV
     script:
         RUN
 
@@ -130,12 +146,14 @@ rule bench_glad_training:
         catalogue=config["glad"].get("deep", {}).get("catalogue", "config/glad/detectors.yaml"),
     output:
         table="results/bench/glad_training.csv",
-    params:
-        entry="graphaudit.bench.glad_training:bench_glad_training",
-        **config["bench"]["glad_training"],
     log:
         "logs/bench/glad_training.log",
     threads: 1
+    params:
+        **config["bench"]["glad_training"],
+        entry="graphaudit.bench.glad_training:bench_glad_training",
+    conda:
+        ENV
     script:
         RUN
 
@@ -143,12 +161,14 @@ rule bench_glad_training:
 rule bench_nodeground_elo:
     output:
         table="results/bench/nodeground_elo.csv",
-    params:
-        entry="graphaudit.bench.nodeground_elo:bench_nodeground_elo",
-        **config["bench"]["nodeground_elo"],
     log:
         "logs/bench/nodeground_elo.log",
     threads: 1
+    params:
+        **config["bench"]["nodeground_elo"],
+        entry="graphaudit.bench.nodeground_elo:bench_nodeground_elo",
+    conda:
+        ENV
     script:
         RUN
 

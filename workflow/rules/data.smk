@@ -4,9 +4,6 @@
 checkpoint fetch_dataset:
     output:
         source="data/raw/{dataset}/SOURCE.json",
-    params:
-        entry="graphaudit.data.tasks:fetch_dataset",
-        data=FETCH_PARAMS,
     log:
         "logs/data/fetch_{dataset}.log",
     benchmark:
@@ -14,6 +11,11 @@ checkpoint fetch_dataset:
     resources:
         mem_mb=4000,
         runtime=60,
+    params:
+        entry="graphaudit.data.tasks:fetch_dataset",
+        data=FETCH_PARAMS,
+    conda:
+        ENV
     script:
         RUN
 
@@ -21,11 +23,13 @@ checkpoint fetch_dataset:
 rule fetch_code:
     output:
         source="data/code/{code}/SOURCE.json",
+    log:
+        "logs/data/fetch_code_{code}.log",
     params:
         entry="graphaudit.data.tasks:fetch_code",
         data=FETCH_PARAMS,
-    log:
-        "logs/data/fetch_code_{code}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -35,8 +39,6 @@ rule process_dataset:
         source="data/raw/{dataset}/SOURCE.json",
     output:
         graphset="data/processed/{dataset}.npz",
-    params:
-        entry="graphaudit.data.tasks:process_dataset",
     log:
         "logs/data/process_{dataset}.log",
     benchmark:
@@ -44,6 +46,10 @@ rule process_dataset:
     resources:
         mem_mb=8000,
         runtime=30,
+    params:
+        entry="graphaudit.data.tasks:process_dataset",
+    conda:
+        ENV
     script:
         RUN
 
@@ -54,10 +60,12 @@ rule dataset_table:
         graphsets=available_graphsets,
     output:
         table="results/data/datasets.csv",
-    params:
-        entry="graphaudit.data.tasks:dataset_table",
     log:
         "logs/data/dataset_table.log",
+    params:
+        entry="graphaudit.data.tasks:dataset_table",
+    conda:
+        ENV
     script:
         RUN
 

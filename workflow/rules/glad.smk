@@ -16,11 +16,13 @@ rule glad_folds:
         graphsets=glad_graphsets,
     output:
         folds="results/glad/folds/{dataset}.json",
+    log:
+        "logs/glad/folds_{dataset}.log",
     params:
         entry="graphaudit.glad.tasks:make_folds",
         protocol=GLAD["protocol"],
-    log:
-        "logs/glad/folds_{dataset}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -30,15 +32,17 @@ rule glad_features:
         graphsets=glad_graphsets,
     output:
         features="results/glad/features/{dataset}.npz",
+    log:
+        "logs/glad/features_{dataset}.log",
+    benchmark:
+        "benchmarks/glad/features_{dataset}.tsv"
     params:
         entry="graphaudit.glad.tasks:graph_features",
         max_k=GLAD["references"]["max_k"],
         closed_form_graphlets=GLAD["closed_form_graphlets"],
         constant_features=GLAD["constant_features"],
-    log:
-        "logs/glad/features_{dataset}.log",
-    benchmark:
-        "benchmarks/glad/features_{dataset}.tsv"
+    conda:
+        ENV
     script:
         RUN
 
@@ -50,11 +54,13 @@ rule glad_audit:
         features="results/glad/features/{dataset}.npz",
     output:
         table="results/glad/audits/{dataset}.csv",
+    log:
+        "logs/glad/audit_{dataset}.log",
     params:
         entry="graphaudit.glad.tasks:audit",
         inverted_splits=GLAD["inverted_splits"],
-    log:
-        "logs/glad/audit_{dataset}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -66,14 +72,16 @@ rule glad_reference_scores:
         features="results/glad/features/{dataset}.npz",
     output:
         table="results/glad/references/{dataset}.csv",
-    params:
-        entry="graphaudit.glad.tasks:run_references",
-        references=GLAD["references"],
-        **GLAD_SHARED,
     log:
         "logs/glad/references_{dataset}.log",
     benchmark:
         "benchmarks/glad/references_{dataset}.tsv"
+    params:
+        **GLAD_SHARED,
+        entry="graphaudit.glad.tasks:run_references",
+        references=GLAD["references"],
+    conda:
+        ENV
     script:
         RUN
 
@@ -84,19 +92,21 @@ rule glad_kernel_scores:
         folds="results/glad/folds/{dataset}.json",
     output:
         table="results/glad/kernels/{dataset}_{kernel}.csv",
-    wildcard_constraints:
-        kernel="WL|PK",
-    params:
-        entry="graphaudit.glad.tasks:run_kernels",
-        kernels=GLAD["kernels"],
-        **GLAD_SHARED,
     log:
         "logs/glad/kernels_{dataset}_{kernel}.log",
     benchmark:
         "benchmarks/glad/kernels_{dataset}_{kernel}.tsv"
+    wildcard_constraints:
+        kernel="WL|PK",
     resources:
         mem_mb=8000,
         runtime=240,
+    params:
+        **GLAD_SHARED,
+        entry="graphaudit.glad.tasks:run_kernels",
+        kernels=GLAD["kernels"],
+    conda:
+        ENV
     script:
         RUN
 
@@ -107,12 +117,14 @@ rule glad_pairing:
         folds="results/glad/folds/{dataset}.json",
     output:
         table="results/glad/pairing/{dataset}.csv",
-    params:
-        entry="graphaudit.glad.tasks:run_pairing",
-        kernels=GLAD["kernels"],
-        **GLAD_SHARED,
     log:
         "logs/glad/pairing_{dataset}.log",
+    params:
+        **GLAD_SHARED,
+        entry="graphaudit.glad.tasks:run_pairing",
+        kernels=GLAD["kernels"],
+    conda:
+        ENV
     script:
         RUN
 
@@ -122,8 +134,9 @@ rule glad_tables:
         folds=expand("results/glad/folds/{dataset}.json", dataset=GLAD_AUDITED),
         audits=expand("results/glad/audits/{dataset}.csv", dataset=GLAD_AUDITED),
         references=expand("results/glad/references/{dataset}.csv", dataset=GLAD_DATASETS),
-        kernels=expand("results/glad/kernels/{dataset}_{kernel}.csv", dataset=GLAD_DATASETS,
-                       kernel=GLAD["kernels"]["kernels"]),
+        kernels=expand(
+            "results/glad/kernels/{dataset}_{kernel}.csv", dataset=GLAD_DATASETS, kernel=GLAD["kernels"]["kernels"]
+        ),
         pairing=expand("results/glad/pairing/{dataset}.csv", dataset=GLAD_DATASETS),
         published=GLAD["published_kernels"],
     output:
@@ -138,10 +151,12 @@ rule glad_tables:
         table28="results/glad/tables/table28.csv",
         kernel_gaps="results/glad/tables/kernel_gaps.csv",
         kernel_summary="results/glad/tables/kernel_summary.csv",
-    params:
-        entry="graphaudit.glad.tasks:build_tables",
     log:
         "logs/glad/tables.log",
+    params:
+        entry="graphaudit.glad.tasks:build_tables",
+    conda:
+        ENV
     script:
         RUN
 

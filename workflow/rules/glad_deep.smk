@@ -10,10 +10,18 @@ DEEP_SETTINGS = list(DEEP.get("settings", ["tuned", "default"]))
 DEEP_FOLDS = DEEP.get("folds") or list(range(GLAD["protocol"]["folds"]))
 RECORDS = "results/glad/records/{backend}/{detector}/{dataset}/{setting}/fold{fold}"
 UBGOLD_SOURCE = f"data/code/{UBGOLD_CODE}/SOURCE.json"
-UBGOLD_AVAILABLE = code_available(get_code_spec(UBGOLD_CODE), Path("data/code"), FetchOptions.from_config(config["data"]))
-DEEP_BACKEND = {d: backend_of(load_catalogue(DEEP.get("catalogue", "config/glad/detectors.yaml")), d,
-                              DEEP.get("backend", "auto"), UBGOLD_AVAILABLE)
-                for d in DEEP_DETECTORS}
+UBGOLD_AVAILABLE = code_available(
+    get_code_spec(UBGOLD_CODE), Path("data/code"), FetchOptions.from_config(config["data"])
+)
+DEEP_BACKEND = {
+    d: backend_of(
+        load_catalogue(DEEP.get("catalogue", "config/glad/detectors.yaml")),
+        d,
+        DEEP.get("backend", "auto"),
+        UBGOLD_AVAILABLE,
+    )
+    for d in DEEP_DETECTORS
+}
 
 
 def deep_params(*keys):
@@ -22,8 +30,14 @@ def deep_params(*keys):
 
 
 def deep_runs(wildcards):
-    return expand(f"{RECORDS}/run.json", backend=DEEP_BACKEND[wildcards.detector], detector=wildcards.detector,
-                  dataset=wildcards.dataset, setting=DEEP_SETTINGS, fold=DEEP_FOLDS)
+    return expand(
+        f"{RECORDS}/run.json",
+        backend=DEEP_BACKEND[wildcards.detector],
+        detector=wildcards.detector,
+        dataset=wildcards.dataset,
+        setting=DEEP_SETTINGS,
+        fold=DEEP_FOLDS,
+    )
 
 
 def backend_code(wildcards):
@@ -37,8 +51,9 @@ def ubgold_code(wildcards):
 
 
 def deep_replays(name):
-    return expand("results/glad/replay/{detector}/{dataset}/{name}.csv", detector=DEEP_DETECTORS,
-                  dataset=DEEP_DATASETS, name=name)
+    return expand(
+        "results/glad/replay/{detector}/{dataset}/{name}.csv", detector=DEEP_DETECTORS, dataset=DEEP_DATASETS, name=name
+    )
 
 
 rule glad_train:
@@ -49,22 +64,24 @@ rule glad_train:
         catalogue=DEEP.get("catalogue", "config/glad/detectors.yaml"),
     output:
         run=f"{RECORDS}/run.json",
-    wildcard_constraints:
-        setting="tuned|default",
-        fold=r"\d+",
-        backend="ubgold|own",
-    params:
-        entry="graphaudit.glad.deep_tasks:train_run",
-        deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads", "test_rng", "memory_budget_gb"),
-        constant_features=GLAD["constant_features"],
-    threads: DEEP.get("threads", 1)
-    resources:
-        mem_mb=8000,
-        runtime=600,
     log:
         "logs/glad/train/{backend}/{detector}_{dataset}_{setting}_fold{fold}.log",
     benchmark:
         "benchmarks/glad/train/{backend}/{detector}_{dataset}_{setting}_fold{fold}.tsv"
+    wildcard_constraints:
+        setting="tuned|default",
+        fold=r"\d+",
+        backend="ubgold|own",
+    threads: DEEP.get("threads", 1)
+    resources:
+        mem_mb=8000,
+        runtime=600,
+    params:
+        entry="graphaudit.glad.deep_tasks:train_run",
+        deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads", "test_rng", "memory_budget_gb"),
+        constant_features=GLAD["constant_features"],
+    conda:
+        ENV
     script:
         RUN
 
@@ -80,11 +97,13 @@ rule glad_replay:
         curves="results/glad/replay/{detector}/{dataset}/curves.csv",
         null="results/glad/replay/{detector}/{dataset}/null.csv",
         size_matched="results/glad/replay/{detector}/{dataset}/size_matched.csv",
+    log:
+        "logs/glad/replay/{detector}_{dataset}.log",
     params:
         entry="graphaudit.glad.deep_tasks:replay_detector",
         deep=deep_params("permutations", "size_matching"),
-    log:
-        "logs/glad/replay/{detector}_{dataset}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -118,11 +137,13 @@ rule glad_deep_tables:
         table32="results/glad/tables/table32.csv",
         table33="results/glad/tables/table33.csv",
         table34="results/glad/tables/table34.csv",
+    log:
+        "logs/glad/deep_tables.log",
     params:
         entry="graphaudit.glad.deep_tasks:deep_tables",
         deep=deep_params("bootstrap", "size_matching"),
-    log:
-        "logs/glad/deep_tables.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -136,10 +157,12 @@ rule glad_deep_figures:
         fig3="results/glad/figures/fig3.png",
         fig4="results/glad/figures/fig4.png",
         fig5="results/glad/figures/fig5.png",
-    params:
-        entry="graphaudit.glad.deep_tasks:deep_figures",
     log:
         "logs/glad/deep_figures.log",
+    params:
+        entry="graphaudit.glad.deep_tasks:deep_figures",
+    conda:
+        ENV
     script:
         RUN
 

@@ -12,11 +12,13 @@ rule graphlm_corpus:
     output:
         sequences="results/graphlm/{dataset}/train.dfs.txt",
         stats="results/graphlm/{dataset}/stats.json",
+    log:
+        "logs/graphlm/corpus_{dataset}.log",
     params:
         entry="graphaudit.graphlm.tasks:build_corpus",
         components=GRAPHLM["components"],
-    log:
-        "logs/graphlm/corpus_{dataset}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -26,9 +28,6 @@ rule graphlm_mine_training:
         sequences="results/graphlm/{dataset}/train.dfs.txt",
     output:
         patterns="results/graphlm/{dataset}/patterns.json",
-    params:
-        entry="graphaudit.graphlm.tasks:mine_training",
-        gspan=GRAPHLM["gspan"],
     log:
         "logs/graphlm/mine_{dataset}.log",
     benchmark:
@@ -37,6 +36,11 @@ rule graphlm_mine_training:
     resources:
         mem_mb=16000,
         runtime=240,
+    params:
+        entry="graphaudit.graphlm.tasks:mine_training",
+        gspan=GRAPHLM["gspan"],
+    conda:
+        ENV
     script:
         RUN
 
@@ -47,15 +51,17 @@ rule graphlm_bootstrap:
         patterns="results/graphlm/{dataset}/patterns.json",
     output:
         metrics="results/graphlm/{dataset}/bootstrap/r{replicate}.json",
-    params:
-        entry="graphaudit.graphlm.tasks:bootstrap_replicate",
-        gspan=GRAPHLM["gspan"],
-        n_gen=GRAPHLM["n_gen"],
     log:
         "logs/graphlm/bootstrap_{dataset}_r{replicate}.log",
     resources:
         mem_mb=16000,
         runtime=240,
+    params:
+        entry="graphaudit.graphlm.tasks:bootstrap_replicate",
+        gspan=GRAPHLM["gspan"],
+        n_gen=GRAPHLM["n_gen"],
+    conda:
+        ENV
     script:
         RUN
 
@@ -65,13 +71,15 @@ rule graphlm_generate:
         sequences="results/graphlm/{dataset}/train.dfs.txt",
     output:
         sequences="results/graphlm/{dataset}/generated/{generator}.dfs.txt",
+    log:
+        "logs/graphlm/generate_{dataset}_{generator}.log",
     wildcard_constraints:
         generator="bootstrap|random_labels",
     params:
         entry="graphaudit.graphlm.tasks:generate",
         n_gen=GRAPHLM["n_gen"],
-    log:
-        "logs/graphlm/generate_{dataset}_{generator}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -84,11 +92,13 @@ rule graphlm_evaluate:
         bootstrap=expand("results/graphlm/{{dataset}}/bootstrap/r{replicate}.json", replicate=GRAPHLM_REPLICATES),
     output:
         metrics="results/graphlm/{dataset}/evaluation/{generator}.json",
+    log:
+        "logs/graphlm/evaluate_{dataset}_{generator}.log",
     params:
         entry="graphaudit.graphlm.tasks:evaluate",
         gspan=GRAPHLM["gspan"],
-    log:
-        "logs/graphlm/evaluate_{dataset}_{generator}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -99,12 +109,14 @@ rule graphlm_sensitivity:
         generated=expand("results/graphlm/{{dataset}}/generated/{generator}.dfs.txt", generator=GRAPHLM_GENERATORS),
     output:
         rows="results/graphlm/{dataset}/sensitivity.json",
+    log:
+        "logs/graphlm/sensitivity_{dataset}.log",
     params:
         entry="graphaudit.graphlm.tasks:sensitivity",
         gspan=GRAPHLM["gspan"],
         sigma=GRAPHLM["sensitivity"]["sigma"],
-    log:
-        "logs/graphlm/sensitivity_{dataset}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -113,10 +125,16 @@ rule graphlm_tables:
     input:
         stats=expand("results/graphlm/{dataset}/stats.json", dataset=GRAPHLM_DATASETS),
         patterns=expand("results/graphlm/{dataset}/patterns.json", dataset=GRAPHLM_DATASETS),
-        bootstrap=expand("results/graphlm/{dataset}/bootstrap/r{replicate}.json", dataset=GRAPHLM_DATASETS,
-                         replicate=GRAPHLM_REPLICATES),
-        evaluations=expand("results/graphlm/{dataset}/evaluation/{generator}.json", dataset=GRAPHLM_DATASETS,
-                           generator=GRAPHLM_GENERATORS),
+        bootstrap=expand(
+            "results/graphlm/{dataset}/bootstrap/r{replicate}.json",
+            dataset=GRAPHLM_DATASETS,
+            replicate=GRAPHLM_REPLICATES,
+        ),
+        evaluations=expand(
+            "results/graphlm/{dataset}/evaluation/{generator}.json",
+            dataset=GRAPHLM_DATASETS,
+            generator=GRAPHLM_GENERATORS,
+        ),
         sensitivity=expand("results/graphlm/{dataset}/sensitivity.json", dataset=GRAPHLM["sensitivity"]["datasets"]),
     output:
         datasets="results/graphlm/tables/datasets.csv",
@@ -127,10 +145,12 @@ rule graphlm_tables:
         strata="results/graphlm/tables/strata.csv",
         fig1="results/graphlm/figures/fig1.png",
         sensitivity="results/graphlm/tables/sensitivity.csv",
-    params:
-        entry="graphaudit.graphlm.tasks:build_tables",
     log:
         "logs/graphlm/tables.log",
+    params:
+        entry="graphaudit.graphlm.tasks:build_tables",
+    conda:
+        ENV
     script:
         RUN
 

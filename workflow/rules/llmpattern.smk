@@ -5,8 +5,10 @@ import graphaudit.llmpattern.tasks as llm_tasks
 LLM = {**config["llmpattern"], "seed": config["seed"]}
 LLM_DATA = "data/generated/llmpattern"
 LLM_OUT = "results/llmpattern"
-LLM_ITEMS = {k: LLM[k] for k in ("seed", "scales", "translation", "detection", "isomorphism", "modification",
-                                 "frequent", "ba2motif")}
+LLM_ITEMS = {
+    k: LLM[k]
+    for k in ("seed", "scales", "translation", "detection", "isomorphism", "modification", "frequent", "ba2motif")
+}
 LLM_RESPONDERS = {llm_tasks.responder_slug(spec): spec for spec in LLM["responders"]}
 LLM_RUNS = [(s, r) for s in llm_tasks.SETS for r, spec in LLM_RESPONDERS.items() if llm_tasks.covers(spec, s)]
 
@@ -16,13 +18,15 @@ rule llmpattern_items:
         detection=lambda w: f"{LLM_DATA}/detection.jsonl" if w.set in llm_tasks.DERIVED else [],
     output:
         itemset=f"{LLM_DATA}/{{set}}.jsonl",
+    log:
+        "logs/llmpattern/items_{set}.log",
     wildcard_constraints:
         set="|".join(llm_tasks.SETS),
     params:
         entry="graphaudit.llmpattern.tasks:llmpattern_items",
         llmpattern=LLM_ITEMS,
-    log:
-        "logs/llmpattern/items_{set}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -33,10 +37,12 @@ rule llmpattern_statistics:
     output:
         table12=f"{LLM_OUT}/tables/table12.csv",
         occurrences=f"{LLM_OUT}/tables/occurrences.csv",
-    params:
-        entry="graphaudit.llmpattern.tasks:llmpattern_statistics",
     log:
         "logs/llmpattern/statistics.log",
+    params:
+        entry="graphaudit.llmpattern.tasks:llmpattern_statistics",
+    conda:
+        ENV
     script:
         RUN
 
@@ -47,6 +53,10 @@ rule llmpattern_respond:
     output:
         scores=f"{LLM_OUT}/scores/{{responder}}/{{set}}.jsonl",
         table=f"{LLM_OUT}/scores/{{responder}}/{{set}}.csv",
+    log:
+        "logs/llmpattern/respond_{responder}_{set}.log",
+    benchmark:
+        "benchmarks/llmpattern/respond_{responder}_{set}.tsv"
     wildcard_constraints:
         set="|".join(llm_tasks.SETS),
         responder="|".join(LLM_RESPONDERS),
@@ -54,12 +64,12 @@ rule llmpattern_respond:
         entry="graphaudit.llmpattern.tasks:llmpattern_respond",
         # the response cache outlives failed jobs, so a rerun asks a model only what is missing
         cache=lambda w: f"{LLM_OUT}/cache/{w.responder}/{w.set}.jsonl",
-        llmpattern=lambda w: {**{k: LLM[k] for k in ("seed", "n_eval", "formats", "detection", "ba2motif", "model")},
-                              "responders": [LLM_RESPONDERS[w.responder]]},
-    log:
-        "logs/llmpattern/respond_{responder}_{set}.log",
-    benchmark:
-        "benchmarks/llmpattern/respond_{responder}_{set}.tsv"
+        llmpattern=lambda w: {
+            **{k: LLM[k] for k in ("seed", "n_eval", "formats", "detection", "ba2motif", "model")},
+            "responders": [LLM_RESPONDERS[w.responder]],
+        },
+    conda:
+        ENV
     script:
         RUN
 
@@ -69,10 +79,12 @@ rule llmpattern_tables:
         tables=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
     output:
         **{name: f"{LLM_OUT}/tables/{name}.csv" for name in [*llm_tasks.TABLES, "table20", "summary"]},
-    params:
-        entry="graphaudit.llmpattern.tasks:llmpattern_tables",
     log:
         "logs/llmpattern/tables.log",
+    params:
+        entry="graphaudit.llmpattern.tasks:llmpattern_tables",
+    conda:
+        ENV
     script:
         RUN
 
@@ -82,10 +94,12 @@ rule llmpattern_paper_consistency:
         values=LLM["paper_values"],
     output:
         table=f"{LLM_OUT}/tables/paper_consistency.csv",
-    params:
-        entry="graphaudit.llmpattern.paper_checks:paper_consistency",
     log:
         "logs/llmpattern/paper_consistency.log",
+    params:
+        entry="graphaudit.llmpattern.paper_checks:paper_consistency",
+    conda:
+        ENV
     script:
         RUN
 

@@ -16,11 +16,13 @@ rule nodeground_records:
     output:
         trials=f"{NG_OUT}/trials_all.parquet",
         coverage=f"{NG_TABLES}/coverage.csv",
+    log:
+        "logs/nodeground/records.log",
     params:
         entry="graphaudit.nodeground.tasks:nodeground_records",
         records=NG["records"],
-    log:
-        "logs/nodeground/records.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -30,11 +32,13 @@ rule nodeground_endpoints:
         trials=rules.nodeground_records.output.trials,
     output:
         endpoints=f"{NG_OUT}/endpoints.parquet",
+    log:
+        "logs/nodeground/endpoints.log",
     params:
         entry="graphaudit.nodeground.tasks:nodeground_endpoints",
         gfms=NG["gfms"],
-    log:
-        "logs/nodeground/endpoints.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -45,11 +49,13 @@ rule nodeground_cohorts:
     output:
         cohorts=NG_COHORTS,
         dropped=f"{NG_OUT}/cohorts_dropped.parquet",
+    log:
+        "logs/nodeground/cohorts.log",
     params:
         entry="graphaudit.nodeground.tasks:nodeground_cohorts",
         cohorts=NG["cohorts"],
-    log:
-        "logs/nodeground/cohorts.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -59,15 +65,17 @@ rule nodeground_elo:
         cohorts=NG_COHORTS,
     output:
         elo=f"{NG_TABLES}/elo.csv",
+    log:
+        "logs/nodeground/elo.log",
+    benchmark:
+        "benchmarks/nodeground/elo.tsv"
     params:
         entry="graphaudit.nodeground.tasks:nodeground_elo",
         elo=NG["elo"],
         primary=NG["primary"],
         seed=config["seed"],
-    log:
-        "logs/nodeground/elo.log",
-    benchmark:
-        "benchmarks/nodeground/elo.tsv"
+    conda:
+        ENV
     script:
         RUN
 
@@ -77,11 +85,13 @@ rule nodeground_ranks:
         cohorts=NG_COHORTS,
     output:
         ranks=f"{NG_TABLES}/ranks.csv",
+    log:
+        "logs/nodeground/ranks.log",
     params:
         entry="graphaudit.nodeground.tasks:nodeground_ranks",
         primary=NG["primary"],
-    log:
-        "logs/nodeground/ranks.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -91,12 +101,14 @@ rule nodeground_winrate:
         cohorts=NG_COHORTS,
     output:
         winrate=f"{NG_TABLES}/winrate.csv",
+    log:
+        "logs/nodeground/winrate.log",
     params:
         entry="graphaudit.nodeground.tasks:nodeground_winrate",
         primary=NG["primary"],
         tie_eps=NG["elo"]["tie_eps"],
-    log:
-        "logs/nodeground/winrate.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -106,13 +118,15 @@ rule nodeground_frontier:
         cohorts=NG_COHORTS,
     output:
         frontier=f"{NG_TABLES}/frontier.csv",
+    log:
+        "logs/nodeground/frontier.log",
     params:
         entry="graphaudit.nodeground.tasks:nodeground_frontier",
         primary=NG["primary"],
         mi=NG["mi"],
         reference=NG["cohorts"]["reference"],
-    log:
-        "logs/nodeground/frontier.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -124,11 +138,13 @@ rule table3_nodeground:
         endpoints=rules.nodeground_endpoints.output.endpoints,
     output:
         table3=f"{NG_TABLES}/table3.csv",
+    log:
+        "logs/nodeground/table3.log",
     params:
         entry="graphaudit.nodeground.tables:table3",
         reference=NG["cohorts"]["reference"],
-    log:
-        "logs/nodeground/table3.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -138,10 +154,12 @@ rule table4_nodeground:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
         table4=f"{NG_TABLES}/table4.csv",
-    params:
-        entry="graphaudit.nodeground.tables:table4",
     log:
         "logs/nodeground/table4.log",
+    params:
+        entry="graphaudit.nodeground.tables:table4",
+    conda:
+        ENV
     script:
         RUN
 
@@ -154,13 +172,15 @@ rule table5_nodeground:
     output:
         table5=f"{NG_TABLES}/table5.csv",
         summary=f"{NG_TABLES}/table5_summary.csv",
+    log:
+        "logs/nodeground/table5.log",
     params:
         entry="graphaudit.nodeground.tables:table5",
         primary=NG["primary"],
         mi=NG["mi"],
         top_k=NG["aggregation"]["top_k"],
-    log:
-        "logs/nodeground/table5.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -171,12 +191,14 @@ rule table6_nodeground:
     output:
         table6=f"{NG_TABLES}/table6.csv",
         pairs=f"{NG_TABLES}/wilcoxon.csv",
+    log:
+        "logs/nodeground/table6.log",
     params:
         entry="graphaudit.nodeground.tables:table6",
         primary=NG["primary"],
         wilcoxon=NG["wilcoxon"],
-    log:
-        "logs/nodeground/table6.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -188,16 +210,18 @@ rule table7_nodeground:
     output:
         table7=f"{NG_TABLES}/table7.csv",
         curve=f"{NG_TABLES}/tuning.csv",
+    log:
+        "logs/nodeground/table7.log",
+    benchmark:
+        "benchmarks/nodeground/table7.tsv"
     params:
         entry="graphaudit.nodeground.tables:table7",
         gfms=NG["gfms"],
         primary=NG["primary"],
         tuning=NG["tuning"],
         seed=config["seed"],
-    log:
-        "logs/nodeground/table7.log",
-    benchmark:
-        "benchmarks/nodeground/table7.tsv"
+    conda:
+        ENV
     script:
         RUN
 
@@ -209,13 +233,15 @@ rule table12_nodeground:
     output:
         table12=f"{NG_TABLES}/table12.csv",
         subgroups=f"{NG_TABLES}/subgroups.csv",
+    log:
+        "logs/nodeground/table12.log",
     params:
         entry="graphaudit.nodeground.tables:table12",
         primary=NG["primary"],
         elo=NG["elo"],
         subgroups=NG["subgroups"],
-    log:
-        "logs/nodeground/table12.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -237,11 +263,13 @@ rule nodeground_checks:
         table7=rules.table7_nodeground.output.table7,
     output:
         checks=f"{NG_TABLES}/checks.csv",
+    log:
+        "logs/nodeground/checks.log",
     params:
         entry="graphaudit.nodeground.tasks:nodeground_checks",
         tuning=NG["tuning"],
-    log:
-        "logs/nodeground/checks.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -251,10 +279,12 @@ rule fig7_nodeground:
         subgroups=rules.table12_nodeground.output.subgroups,
     output:
         fig7=f"{NG_FIGURES}/fig7.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig7",
     log:
         "logs/nodeground/fig7.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig7",
+    conda:
+        ENV
     script:
         RUN
 
@@ -264,10 +294,12 @@ rule fig8_nodeground:
         frontier=rules.nodeground_frontier.output.frontier,
     output:
         fig8=f"{NG_FIGURES}/fig8.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig8",
     log:
         "logs/nodeground/fig8.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig8",
+    conda:
+        ENV
     script:
         RUN
 
@@ -277,10 +309,12 @@ rule fig10_nodeground:
         elo=rules.nodeground_elo.output.elo,
     output:
         fig10=f"{NG_FIGURES}/fig10.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig10",
     log:
         "logs/nodeground/fig10.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig10",
+    conda:
+        ENV
     script:
         RUN
 
@@ -290,10 +324,12 @@ rule fig11_nodeground:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
         fig11=f"{NG_FIGURES}/fig11.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig11",
     log:
         "logs/nodeground/fig11.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig11",
+    conda:
+        ENV
     script:
         RUN
 
@@ -303,10 +339,12 @@ rule fig12_nodeground:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
         fig12=f"{NG_FIGURES}/fig12.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig12",
     log:
         "logs/nodeground/fig12.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig12",
+    conda:
+        ENV
     script:
         RUN
 
@@ -316,10 +354,12 @@ rule fig13_nodeground:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
         fig13=f"{NG_FIGURES}/fig13.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig13",
     log:
         "logs/nodeground/fig13.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig13",
+    conda:
+        ENV
     script:
         RUN
 
@@ -329,10 +369,12 @@ rule fig14_nodeground:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
         fig14=f"{NG_FIGURES}/fig14.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig14",
     log:
         "logs/nodeground/fig14.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig14",
+    conda:
+        ENV
     script:
         RUN
 
@@ -342,10 +384,12 @@ rule fig15_nodeground:
         frontier=rules.nodeground_frontier.output.frontier,
     output:
         fig15=f"{NG_FIGURES}/fig15.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig15",
     log:
         "logs/nodeground/fig15.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig15",
+    conda:
+        ENV
     script:
         RUN
 
@@ -355,10 +399,12 @@ rule fig16_nodeground:
         frontier=rules.nodeground_frontier.output.frontier,
     output:
         fig16=f"{NG_FIGURES}/fig16.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig16",
     log:
         "logs/nodeground/fig16.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig16",
+    conda:
+        ENV
     script:
         RUN
 
@@ -368,10 +414,12 @@ rule fig17_nodeground:
         winrate=rules.nodeground_winrate.output.winrate,
     output:
         fig17=f"{NG_FIGURES}/fig17.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig17",
     log:
         "logs/nodeground/fig17.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig17",
+    conda:
+        ENV
     script:
         RUN
 
@@ -381,10 +429,12 @@ rule fig18_nodeground:
         curve=rules.table7_nodeground.output.curve,
     output:
         fig18=f"{NG_FIGURES}/fig18.png",
-    params:
-        entry="graphaudit.nodeground.figures:fig18",
     log:
         "logs/nodeground/fig18.log",
+    params:
+        entry="graphaudit.nodeground.figures:fig18",
+    conda:
+        ENV
     script:
         RUN
 

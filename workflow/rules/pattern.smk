@@ -31,11 +31,13 @@ rule pattern_generate:
         truth_fresh=f"{PATTERN_DATA}/truth/fresh.npz",
         familiar=f"{PATTERN_DATA}/familiar.npz",
         truth_familiar=f"{PATTERN_DATA}/truth/familiar.npz",
+    log:
+        "logs/pattern/generate.log",
     params:
         entry="graphaudit.pattern.tasks:generate",
         pattern={k: PATTERN[k] for k in ("seed", "source", "version", "size_law", "n_patterns", "per_pattern", "sets")},
-    log:
-        "logs/pattern/generate.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -48,10 +50,12 @@ rule pattern_library:
     output:
         library=f"{PATTERN_OUT}/library.npz",
         table6=f"{PATTERN_OUT}/tables/table6.csv",
-    params:
-        entry="graphaudit.pattern.tasks:library",
     log:
         "logs/pattern/library.log",
+    params:
+        entry="graphaudit.pattern.tasks:library",
+    conda:
+        ENV
     script:
         RUN
 
@@ -62,11 +66,13 @@ rule pattern_generator_checks:
         train=f"{PATTERN_DATA}/official_train.npz",
     output:
         table=f"{PATTERN_OUT}/tables/generator_checks.csv",
+    log:
+        "logs/pattern/generator_checks.log",
     params:
         entry="graphaudit.pattern.tasks:generator_checks",
         pattern={k: PATTERN[k] for k in ("version", "size_law")},
-    log:
-        "logs/pattern/generator_checks.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -76,14 +82,16 @@ rule pattern_blind:
         graphs=lambda w: f"{PATTERN_DATA}/{PATTERN_SET_FILE[w.set]}.npz",
     output:
         posterior=f"{PATTERN_OUT}/{{set}}/blind_{{variant}}/shard{{shard}}.npz",
+    log:
+        "logs/pattern/blind_{set}_{variant}_{shard}.log",
     wildcard_constraints:
         variant="prior|noprior",
         shard=r"\d+",
     params:
         entry="graphaudit.pattern.tasks:blind",
         pattern={**PATTERN_SELECT, "blind": PATTERN_CHAINS},
-    log:
-        "logs/pattern/blind_{set}_{variant}_{shard}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -93,13 +101,15 @@ rule pattern_blind_checks:
         graphs=f"{PATTERN_DATA}/official_test.npz",
     output:
         chains=f"{PATTERN_OUT}/test/blind_checks/shard{{shard}}.npz",
+    log:
+        "logs/pattern/blind_checks_{shard}.log",
     wildcard_constraints:
         shard=r"\d+",
     params:
         entry="graphaudit.pattern.tasks:blind_checks",
         pattern={**PATTERN_SELECT, "blind": PATTERN["blind"]},
-    log:
-        "logs/pattern/blind_checks_{shard}.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -111,11 +121,13 @@ rule pattern_blind_checks_table:
         chains=[f"{PATTERN_OUT}/test/blind_checks/shard{k}.npz" for k in range(pattern_scoring.n_check_shards(PATTERN))],
     output:
         table=f"{PATTERN_OUT}/tables/blind_checks.csv",
+    log:
+        "logs/pattern/blind_checks_table.log",
     params:
         entry="graphaudit.pattern.tasks:blind_checks_table",
         pattern=PATTERN,
-    log:
-        "logs/pattern/blind_checks_table.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -127,26 +139,31 @@ rule pattern_match:
         noprior=f"{PATTERN_OUT}/{{set}}/blind_noprior/shard{{shard}}.npz",
     output:
         predictions=f"{PATTERN_OUT}/{{set}}/matcher/shard{{shard}}.npz",
-    wildcard_constraints:
-        shard=r"\d+",
-    params:
-        entry="graphaudit.pattern.tasks:match",
-        pattern={**PATTERN_SELECT, "blind": {k: PATTERN["blind"][k] for k in ("restarts", "iterations")},
-                 "matcher": PATTERN["matcher"]},
     log:
         "logs/pattern/match_{set}_{shard}.log",
     benchmark:
         "benchmarks/pattern/match_{set}_{shard}.tsv"
+    wildcard_constraints:
+        shard=r"\d+",
+    params:
+        entry="graphaudit.pattern.tasks:match",
+        pattern={
+            **PATTERN_SELECT,
+            "blind": {k: PATTERN["blind"][k] for k in ("restarts", "iterations")},
+            "matcher": PATTERN["matcher"],
+        },
+    conda:
+        ENV
     script:
         RUN
 
 
 rule pattern_tables:
     input:
-        train=f"{PATTERN_DATA}/official_train.npz",
         **{s: f"{PATTERN_DATA}/{PATTERN_SET_FILE[s]}.npz" for s in PATTERN_SETS},
         **{f"blind_{v}_{s}": pattern_shards(s, f"blind_{v}") for s in PATTERN_SETS for v in ("prior", "noprior")},
         **{f"matcher_{s}": pattern_shards(s, "matcher") for s in PATTERN_SETS},
+        train=f"{PATTERN_DATA}/official_train.npz",
     output:
         table2=f"{PATTERN_OUT}/tables/table2.csv",
         table3=f"{PATTERN_OUT}/tables/table3.csv",
@@ -155,13 +172,15 @@ rule pattern_tables:
         matcher=f"{PATTERN_OUT}/tables/matcher_diagnostics.csv",
         appendix_b=f"{PATTERN_OUT}/tables/appendix_b.csv",
         fig2=f"{PATTERN_OUT}/figures/fig2.png",
+    log:
+        "logs/pattern/tables.log",
     params:
         entry="graphaudit.pattern.tasks:tables",
         pattern=PATTERN,
         sets=PATTERN_SETS,
         published=PATTERN_PUBLISHED,
-    log:
-        "logs/pattern/tables.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -172,12 +191,14 @@ rule pattern_reuse_figure:
         test=f"{PATTERN_DATA}/official_test.npz",
     output:
         fig1=f"{PATTERN_OUT}/figures/fig1.png",
+    log:
+        "logs/pattern/fig1.log",
     params:
         entry="graphaudit.pattern.tasks:reuse_figure",
         size=20,  # the paper shows the first test graph whose pattern has 20 nodes
         seed=config["seed"],
-    log:
-        "logs/pattern/fig1.log",
+    conda:
+        ENV
     script:
         RUN
 

@@ -21,11 +21,13 @@ rule cluster_generate:
         **({"release": "data/processed/CLUSTER.npz"} if CLUSTER["source"] == "release" else {}),
     output:
         graphs="data/generated/cluster/test.npz",
+    log:
+        "logs/pattern/cluster_generate.log",
     params:
         entry="graphaudit.pattern.cluster_tasks:cluster_generate",
         cluster={k: CLUSTER[k] for k in ("seed", "source", "graphs")},
-    log:
-        "logs/pattern/cluster_generate.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -35,38 +37,43 @@ rule cluster_sample:
         graphs=rules.cluster_generate.output.graphs,
     output:
         samples=f"{CLUSTER_OUT}/{{variant}}/shard{{shard}}.npz",
+    log:
+        "logs/pattern/cluster_{variant}_{shard}.log",
+    benchmark:
+        "benchmarks/pattern/cluster_{variant}_{shard}.tsv"
     wildcard_constraints:
         variant="|".join(CLUSTER_VARIANTS),
         shard=r"\d+",
     params:
         entry="graphaudit.pattern.cluster_tasks:cluster_sample",
-        cluster=lambda w: {**{k: CLUSTER[k] for k in ("seed", "shard_size")},
-                           "variants": {w.variant: CLUSTER["variants"][w.variant]}},
-    log:
-        "logs/pattern/cluster_{variant}_{shard}.log",
-    benchmark:
-        "benchmarks/pattern/cluster_{variant}_{shard}.tsv"
+        cluster=lambda w: {
+            **{k: CLUSTER[k] for k in ("seed", "shard_size")},
+            "variants": {w.variant: CLUSTER["variants"][w.variant]},
+        },
+    conda:
+        ENV
     script:
         RUN
 
 
 rule cluster_score:
     input:
-        graphs=rules.cluster_generate.output.graphs,
         **{f"samples_{v}": cluster_shards(v) for v in CLUSTER_VARIANTS},
+        graphs=rules.cluster_generate.output.graphs,
     output:
         table=f"{PATTERN_OUT}/tables/cluster.csv",
         differences=f"{PATTERN_OUT}/tables/cluster_differences.csv",
+    log:
+        "logs/pattern/cluster_score.log",
     params:
         entry="graphaudit.pattern.cluster_tasks:cluster_score",
         cluster={"seed": CLUSTER["seed"], "variants": {v: CLUSTER["variants"][v] for v in CLUSTER_VARIANTS}},
         replicates=config["pattern"]["bootstrap"]["replicates"],
         batch=config["pattern"]["batch"],
-    log:
-        "logs/pattern/cluster_score.log",
+    conda:
+        ENV
     script:
         RUN
-
 
 
 rule ms_board:
@@ -75,11 +82,13 @@ rule ms_board:
         **({"source": "data/raw/minesweeper/SOURCE.json"} if MINESWEEPER["source"] == "official" else {}),
     output:
         board="data/generated/minesweeper/board.npz",
+    log:
+        "logs/pattern/ms_board.log",
     params:
         entry="graphaudit.pattern.minesweeper_tasks:ms_board",
         minesweeper={k: MINESWEEPER[k] for k in ("seed", "source")},
-    log:
-        "logs/pattern/ms_board.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -89,15 +98,17 @@ rule ms_bp:
         board=rules.ms_board.output.board,
     output:
         marginals=f"{MS_OUT}/bp_{{information}}.npz",
+    log:
+        "logs/pattern/ms_bp_{information}.log",
+    benchmark:
+        "benchmarks/pattern/ms_bp_{information}.tsv"
     wildcard_constraints:
         information="features|labels",
     params:
         entry="graphaudit.pattern.minesweeper_tasks:ms_bp",
         bp=MINESWEEPER["bp"],
-    log:
-        "logs/pattern/ms_bp_{information}.log",
-    benchmark:
-        "benchmarks/pattern/ms_bp_{information}.tsv"
+    conda:
+        ENV
     script:
         RUN
 
@@ -105,11 +116,13 @@ rule ms_bp:
 rule ms_selftest:
     output:
         checks=f"{MS_OUT}/self_tests.json",
+    log:
+        "logs/pattern/ms_selftest.log",
     params:
         entry="graphaudit.pattern.minesweeper_tasks:ms_selftest",
         seed=config["seed"],
-    log:
-        "logs/pattern/ms_selftest.log",
+    conda:
+        ENV
     script:
         RUN
 
@@ -121,16 +134,18 @@ rule ms_strip:
         previous=lambda w: [] if int(w.part) == 0 else f"{MS_OUT}/strip/chain{w.seed}/part{int(w.part) - 1}.npz",
     output:
         state=f"{MS_OUT}/strip/chain{{seed}}/part{{part}}.npz",
+    log:
+        "logs/pattern/ms_strip_{seed}_{part}.log",
+    benchmark:
+        "benchmarks/pattern/ms_strip_{seed}_{part}.tsv"
     wildcard_constraints:
         seed=r"\d+",
         part=r"\d+",
     params:
         entry="graphaudit.pattern.minesweeper_tasks:ms_strip",
         strip=MS_STRIP,
-    log:
-        "logs/pattern/ms_strip_{seed}_{part}.log",
-    benchmark:
-        "benchmarks/pattern/ms_strip_{seed}_{part}.tsv"
+    conda:
+        ENV
     script:
         RUN
 
@@ -145,10 +160,12 @@ rule ms_score:
     output:
         table=f"{PATTERN_OUT}/tables/minesweeper.csv",
         table15=f"{PATTERN_OUT}/tables/table15.csv",
-    params:
-        entry="graphaudit.pattern.minesweeper_tasks:ms_score",
     log:
         "logs/pattern/ms_score.log",
+    params:
+        entry="graphaudit.pattern.minesweeper_tasks:ms_score",
+    conda:
+        ENV
     script:
         RUN
 
@@ -159,11 +176,13 @@ rule pattern_table4:
         minesweeper=rules.ms_score.output.table,
     output:
         table=f"{PATTERN_OUT}/tables/table4.csv",
+    log:
+        "logs/pattern/table4.log",
     params:
         entry="graphaudit.pattern.table4:table4",
         published=PATTERN_QUOTED["table4"],
-    log:
-        "logs/pattern/table4.log",
+    conda:
+        ENV
     script:
         RUN
 

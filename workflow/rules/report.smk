@@ -10,11 +10,13 @@ rule report:
         markdown="results/report/index.md",
         html="results/report/index.html",
         claims="results/report/claims.csv",
+    log:
+        "logs/report/report.log",
     params:
         entry="graphaudit.report.assemble:build_report",
         scale=config["scale"],
         studies=STUDIES,
-    log:
-        "logs/report/report.log",
+    conda:
+        ENV
     script:
         RUN
