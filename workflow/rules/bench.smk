@@ -8,12 +8,12 @@ rule bench_tu_reader:
         table="results/bench/tu_reader.csv",
     log:
         "logs/bench/tu_reader.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["tu_reader"],
         entry="graphaudit.bench.tu_reader:bench_tu_reader",
-    conda:
-        ENV
     script:
         RUN
 
@@ -25,12 +25,12 @@ rule bench_graphlets:
         table="results/bench/graphlets.csv",
     log:
         "logs/bench/graphlets.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["graphlets"],
         entry="graphaudit.bench.graphlets:bench_graphlets",
-    conda:
-        ENV
     script:
         RUN
 
@@ -42,12 +42,12 @@ rule bench_mining:
         table="results/bench/mining.csv",
     log:
         "logs/bench/mining.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["mining"],
         entry="graphaudit.bench.mining:bench_mining",
-    conda:
-        ENV
     script:
         RUN
 
@@ -59,12 +59,12 @@ rule bench_pattern_gibbs:
         table="results/bench/pattern_gibbs.csv",
     log:
         "logs/bench/pattern_gibbs.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["pattern_gibbs"],
         entry="graphaudit.bench.pattern_gibbs:bench_pattern_gibbs",
-    conda:
-        ENV
     script:
         RUN
 
@@ -77,13 +77,13 @@ rule bench_pattern_matcher:
         table="results/bench/pattern_matcher.csv",
     log:
         "logs/bench/pattern_matcher.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["pattern_matcher"],
         entry="graphaudit.bench.pattern_matcher:bench_pattern_matcher",
         per_pattern=config["pattern"]["per_pattern"]["test"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -95,12 +95,12 @@ rule bench_cluster_gibbs:
         table="results/bench/cluster_gibbs.csv",
     log:
         "logs/bench/cluster_gibbs.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["cluster_gibbs"],
         entry="graphaudit.bench.cluster_gibbs:bench_cluster_gibbs",
-    conda:
-        ENV
     script:
         RUN
 
@@ -112,12 +112,12 @@ rule bench_strip_sampler:
         table="results/bench/strip_sampler.csv",
     log:
         "logs/bench/strip_sampler.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["strip_sampler"],
         entry="graphaudit.bench.strip_sampler:bench_strip_sampler",
-    conda:
-        ENV
     script:
         RUN
 
@@ -127,13 +127,13 @@ rule bench_llm_occurrence:
         table="results/bench/llm_occurrence.csv",
     log:
         "logs/bench/llm_occurrence.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["llm_occurrence"],
         entry="graphaudit.bench.llm_occurrence:bench_llm_occurrence",
         seed=config["seed"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -148,12 +148,12 @@ rule bench_glad_training:
         table="results/bench/glad_training.csv",
     log:
         "logs/bench/glad_training.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["glad_training"],
         entry="graphaudit.bench.glad_training:bench_glad_training",
-    conda:
-        ENV
     script:
         RUN
 
@@ -163,12 +163,12 @@ rule bench_nodeground_elo:
         table="results/bench/nodeground_elo.csv",
     log:
         "logs/bench/nodeground_elo.log",
+    conda:
+        ENV
     threads: 1
     params:
         **config["bench"]["nodeground_elo"],
         entry="graphaudit.bench.nodeground_elo:bench_nodeground_elo",
-    conda:
-        ENV
     script:
         RUN
 

@@ -8,14 +8,14 @@ checkpoint fetch_dataset:
         "logs/data/fetch_{dataset}.log",
     benchmark:
         "benchmarks/data/fetch_{dataset}.tsv"
+    conda:
+        ENV
     resources:
         mem_mb=4000,
         runtime=60,
     params:
         entry="graphaudit.data.tasks:fetch_dataset",
         data=FETCH_PARAMS,
-    conda:
-        ENV
     script:
         RUN
 
@@ -25,11 +25,11 @@ rule fetch_code:
         source="data/code/{code}/SOURCE.json",
     log:
         "logs/data/fetch_code_{code}.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.data.tasks:fetch_code",
         data=FETCH_PARAMS,
-    conda:
-        ENV
     script:
         RUN
 
@@ -43,13 +43,13 @@ rule process_dataset:
         "logs/data/process_{dataset}.log",
     benchmark:
         "benchmarks/data/process_{dataset}.tsv"
+    conda:
+        ENV
     resources:
         mem_mb=8000,
         runtime=30,
     params:
         entry="graphaudit.data.tasks:process_dataset",
-    conda:
-        ENV
     script:
         RUN
 
@@ -62,10 +62,10 @@ rule dataset_table:
         table="results/data/datasets.csv",
     log:
         "logs/data/dataset_table.log",
-    params:
-        entry="graphaudit.data.tasks:dataset_table",
     conda:
         ENV
+    params:
+        entry="graphaudit.data.tasks:dataset_table",
     script:
         RUN
 

@@ -18,11 +18,11 @@ rule glad_folds:
         folds="results/glad/folds/{dataset}.json",
     log:
         "logs/glad/folds_{dataset}.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.glad.tasks:make_folds",
         protocol=GLAD["protocol"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -36,13 +36,13 @@ rule glad_features:
         "logs/glad/features_{dataset}.log",
     benchmark:
         "benchmarks/glad/features_{dataset}.tsv"
+    conda:
+        ENV
     params:
         entry="graphaudit.glad.tasks:graph_features",
         max_k=GLAD["references"]["max_k"],
         closed_form_graphlets=GLAD["closed_form_graphlets"],
         constant_features=GLAD["constant_features"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -56,11 +56,11 @@ rule glad_audit:
         table="results/glad/audits/{dataset}.csv",
     log:
         "logs/glad/audit_{dataset}.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.glad.tasks:audit",
         inverted_splits=GLAD["inverted_splits"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -76,12 +76,12 @@ rule glad_reference_scores:
         "logs/glad/references_{dataset}.log",
     benchmark:
         "benchmarks/glad/references_{dataset}.tsv"
+    conda:
+        ENV
     params:
         **GLAD_SHARED,
         entry="graphaudit.glad.tasks:run_references",
         references=GLAD["references"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -98,6 +98,8 @@ rule glad_kernel_scores:
         "benchmarks/glad/kernels_{dataset}_{kernel}.tsv"
     wildcard_constraints:
         kernel="WL|PK",
+    conda:
+        ENV
     resources:
         mem_mb=8000,
         runtime=240,
@@ -105,8 +107,6 @@ rule glad_kernel_scores:
         **GLAD_SHARED,
         entry="graphaudit.glad.tasks:run_kernels",
         kernels=GLAD["kernels"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -119,12 +119,12 @@ rule glad_pairing:
         table="results/glad/pairing/{dataset}.csv",
     log:
         "logs/glad/pairing_{dataset}.log",
+    conda:
+        ENV
     params:
         **GLAD_SHARED,
         entry="graphaudit.glad.tasks:run_pairing",
         kernels=GLAD["kernels"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -153,10 +153,10 @@ rule glad_tables:
         kernel_summary="results/glad/tables/kernel_summary.csv",
     log:
         "logs/glad/tables.log",
-    params:
-        entry="graphaudit.glad.tasks:build_tables",
     conda:
         ENV
+    params:
+        entry="graphaudit.glad.tasks:build_tables",
     script:
         RUN
 

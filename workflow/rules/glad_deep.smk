@@ -72,6 +72,8 @@ rule glad_train:
         setting="tuned|default",
         fold=r"\d+",
         backend="ubgold|own",
+    conda:
+        ENV
     threads: DEEP.get("threads", 1)
     resources:
         mem_mb=8000,
@@ -80,8 +82,6 @@ rule glad_train:
         entry="graphaudit.glad.deep_tasks:train_run",
         deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads", "test_rng", "memory_budget_gb"),
         constant_features=GLAD["constant_features"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -99,11 +99,11 @@ rule glad_replay:
         size_matched="results/glad/replay/{detector}/{dataset}/size_matched.csv",
     log:
         "logs/glad/replay/{detector}_{dataset}.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.glad.deep_tasks:replay_detector",
         deep=deep_params("permutations", "size_matching"),
-    conda:
-        ENV
     script:
         RUN
 
@@ -139,11 +139,11 @@ rule glad_deep_tables:
         table34="results/glad/tables/table34.csv",
     log:
         "logs/glad/deep_tables.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.glad.deep_tasks:deep_tables",
         deep=deep_params("bootstrap", "size_matching"),
-    conda:
-        ENV
     script:
         RUN
 
@@ -159,10 +159,10 @@ rule glad_deep_figures:
         fig5="results/glad/figures/fig5.png",
     log:
         "logs/glad/deep_figures.log",
-    params:
-        entry="graphaudit.glad.deep_tasks:deep_figures",
     conda:
         ENV
+    params:
+        entry="graphaudit.glad.deep_tasks:deep_figures",
     script:
         RUN
 

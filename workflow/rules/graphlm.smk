@@ -14,11 +14,11 @@ rule graphlm_corpus:
         stats="results/graphlm/{dataset}/stats.json",
     log:
         "logs/graphlm/corpus_{dataset}.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.graphlm.tasks:build_corpus",
         components=GRAPHLM["components"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -32,6 +32,8 @@ rule graphlm_mine_training:
         "logs/graphlm/mine_{dataset}.log",
     benchmark:
         "benchmarks/graphlm/mine_{dataset}.tsv"
+    conda:
+        ENV
     threads: 4  # gBolt's OpenMP threads; Snakemake lowers this to --cores
     resources:
         mem_mb=16000,
@@ -39,8 +41,6 @@ rule graphlm_mine_training:
     params:
         entry="graphaudit.graphlm.tasks:mine_training",
         gspan=GRAPHLM["gspan"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -53,6 +53,8 @@ rule graphlm_bootstrap:
         metrics="results/graphlm/{dataset}/bootstrap/r{replicate}.json",
     log:
         "logs/graphlm/bootstrap_{dataset}_r{replicate}.log",
+    conda:
+        ENV
     resources:
         mem_mb=16000,
         runtime=240,
@@ -60,8 +62,6 @@ rule graphlm_bootstrap:
         entry="graphaudit.graphlm.tasks:bootstrap_replicate",
         gspan=GRAPHLM["gspan"],
         n_gen=GRAPHLM["n_gen"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -75,11 +75,11 @@ rule graphlm_generate:
         "logs/graphlm/generate_{dataset}_{generator}.log",
     wildcard_constraints:
         generator="bootstrap|random_labels",
+    conda:
+        ENV
     params:
         entry="graphaudit.graphlm.tasks:generate",
         n_gen=GRAPHLM["n_gen"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -94,11 +94,11 @@ rule graphlm_evaluate:
         metrics="results/graphlm/{dataset}/evaluation/{generator}.json",
     log:
         "logs/graphlm/evaluate_{dataset}_{generator}.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.graphlm.tasks:evaluate",
         gspan=GRAPHLM["gspan"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -111,12 +111,12 @@ rule graphlm_sensitivity:
         rows="results/graphlm/{dataset}/sensitivity.json",
     log:
         "logs/graphlm/sensitivity_{dataset}.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.graphlm.tasks:sensitivity",
         gspan=GRAPHLM["gspan"],
         sigma=GRAPHLM["sensitivity"]["sigma"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -147,10 +147,10 @@ rule graphlm_tables:
         sensitivity="results/graphlm/tables/sensitivity.csv",
     log:
         "logs/graphlm/tables.log",
-    params:
-        entry="graphaudit.graphlm.tasks:build_tables",
     conda:
         ENV
+    params:
+        entry="graphaudit.graphlm.tasks:build_tables",
     script:
         RUN
 

@@ -22,11 +22,11 @@ rule llmpattern_items:
         "logs/llmpattern/items_{set}.log",
     wildcard_constraints:
         set="|".join(llm_tasks.SETS),
+    conda:
+        ENV
     params:
         entry="graphaudit.llmpattern.tasks:llmpattern_items",
         llmpattern=LLM_ITEMS,
-    conda:
-        ENV
     script:
         RUN
 
@@ -39,10 +39,10 @@ rule llmpattern_statistics:
         occurrences=f"{LLM_OUT}/tables/occurrences.csv",
     log:
         "logs/llmpattern/statistics.log",
-    params:
-        entry="graphaudit.llmpattern.tasks:llmpattern_statistics",
     conda:
         ENV
+    params:
+        entry="graphaudit.llmpattern.tasks:llmpattern_statistics",
     script:
         RUN
 
@@ -60,6 +60,8 @@ rule llmpattern_respond:
     wildcard_constraints:
         set="|".join(llm_tasks.SETS),
         responder="|".join(LLM_RESPONDERS),
+    conda:
+        ENV
     params:
         entry="graphaudit.llmpattern.tasks:llmpattern_respond",
         # the response cache outlives failed jobs, so a rerun asks a model only what is missing
@@ -68,8 +70,6 @@ rule llmpattern_respond:
             **{k: LLM[k] for k in ("seed", "n_eval", "formats", "detection", "ba2motif", "model")},
             "responders": [LLM_RESPONDERS[w.responder]],
         },
-    conda:
-        ENV
     script:
         RUN
 
@@ -81,10 +81,10 @@ rule llmpattern_tables:
         **{name: f"{LLM_OUT}/tables/{name}.csv" for name in [*llm_tasks.TABLES, "table20", "summary"]},
     log:
         "logs/llmpattern/tables.log",
-    params:
-        entry="graphaudit.llmpattern.tasks:llmpattern_tables",
     conda:
         ENV
+    params:
+        entry="graphaudit.llmpattern.tasks:llmpattern_tables",
     script:
         RUN
 
@@ -96,10 +96,10 @@ rule llmpattern_paper_consistency:
         table=f"{LLM_OUT}/tables/paper_consistency.csv",
     log:
         "logs/llmpattern/paper_consistency.log",
-    params:
-        entry="graphaudit.llmpattern.paper_checks:paper_consistency",
     conda:
         ENV
+    params:
+        entry="graphaudit.llmpattern.paper_checks:paper_consistency",
     script:
         RUN
 

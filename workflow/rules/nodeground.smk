@@ -18,11 +18,11 @@ rule nodeground_records:
         coverage=f"{NG_TABLES}/coverage.csv",
     log:
         "logs/nodeground/records.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tasks:nodeground_records",
         records=NG["records"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -34,11 +34,11 @@ rule nodeground_endpoints:
         endpoints=f"{NG_OUT}/endpoints.parquet",
     log:
         "logs/nodeground/endpoints.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tasks:nodeground_endpoints",
         gfms=NG["gfms"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -51,11 +51,11 @@ rule nodeground_cohorts:
         dropped=f"{NG_OUT}/cohorts_dropped.parquet",
     log:
         "logs/nodeground/cohorts.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tasks:nodeground_cohorts",
         cohorts=NG["cohorts"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -69,13 +69,13 @@ rule nodeground_elo:
         "logs/nodeground/elo.log",
     benchmark:
         "benchmarks/nodeground/elo.tsv"
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tasks:nodeground_elo",
         elo=NG["elo"],
         primary=NG["primary"],
         seed=config["seed"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -87,11 +87,11 @@ rule nodeground_ranks:
         ranks=f"{NG_TABLES}/ranks.csv",
     log:
         "logs/nodeground/ranks.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tasks:nodeground_ranks",
         primary=NG["primary"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -103,12 +103,12 @@ rule nodeground_winrate:
         winrate=f"{NG_TABLES}/winrate.csv",
     log:
         "logs/nodeground/winrate.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tasks:nodeground_winrate",
         primary=NG["primary"],
         tie_eps=NG["elo"]["tie_eps"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -120,13 +120,13 @@ rule nodeground_frontier:
         frontier=f"{NG_TABLES}/frontier.csv",
     log:
         "logs/nodeground/frontier.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tasks:nodeground_frontier",
         primary=NG["primary"],
         mi=NG["mi"],
         reference=NG["cohorts"]["reference"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -140,11 +140,11 @@ rule table3_nodeground:
         table3=f"{NG_TABLES}/table3.csv",
     log:
         "logs/nodeground/table3.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tables:table3",
         reference=NG["cohorts"]["reference"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -156,10 +156,10 @@ rule table4_nodeground:
         table4=f"{NG_TABLES}/table4.csv",
     log:
         "logs/nodeground/table4.log",
-    params:
-        entry="graphaudit.nodeground.tables:table4",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.tables:table4",
     script:
         RUN
 
@@ -174,13 +174,13 @@ rule table5_nodeground:
         summary=f"{NG_TABLES}/table5_summary.csv",
     log:
         "logs/nodeground/table5.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tables:table5",
         primary=NG["primary"],
         mi=NG["mi"],
         top_k=NG["aggregation"]["top_k"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -193,12 +193,12 @@ rule table6_nodeground:
         pairs=f"{NG_TABLES}/wilcoxon.csv",
     log:
         "logs/nodeground/table6.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tables:table6",
         primary=NG["primary"],
         wilcoxon=NG["wilcoxon"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -214,14 +214,14 @@ rule table7_nodeground:
         "logs/nodeground/table7.log",
     benchmark:
         "benchmarks/nodeground/table7.tsv"
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tables:table7",
         gfms=NG["gfms"],
         primary=NG["primary"],
         tuning=NG["tuning"],
         seed=config["seed"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -235,13 +235,13 @@ rule table12_nodeground:
         subgroups=f"{NG_TABLES}/subgroups.csv",
     log:
         "logs/nodeground/table12.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tables:table12",
         primary=NG["primary"],
         elo=NG["elo"],
         subgroups=NG["subgroups"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -265,11 +265,11 @@ rule nodeground_checks:
         checks=f"{NG_TABLES}/checks.csv",
     log:
         "logs/nodeground/checks.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.nodeground.tasks:nodeground_checks",
         tuning=NG["tuning"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -281,10 +281,10 @@ rule fig7_nodeground:
         fig7=f"{NG_FIGURES}/fig7.png",
     log:
         "logs/nodeground/fig7.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig7",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig7",
     script:
         RUN
 
@@ -296,10 +296,10 @@ rule fig8_nodeground:
         fig8=f"{NG_FIGURES}/fig8.png",
     log:
         "logs/nodeground/fig8.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig8",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig8",
     script:
         RUN
 
@@ -311,10 +311,10 @@ rule fig10_nodeground:
         fig10=f"{NG_FIGURES}/fig10.png",
     log:
         "logs/nodeground/fig10.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig10",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig10",
     script:
         RUN
 
@@ -326,10 +326,10 @@ rule fig11_nodeground:
         fig11=f"{NG_FIGURES}/fig11.png",
     log:
         "logs/nodeground/fig11.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig11",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig11",
     script:
         RUN
 
@@ -341,10 +341,10 @@ rule fig12_nodeground:
         fig12=f"{NG_FIGURES}/fig12.png",
     log:
         "logs/nodeground/fig12.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig12",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig12",
     script:
         RUN
 
@@ -356,10 +356,10 @@ rule fig13_nodeground:
         fig13=f"{NG_FIGURES}/fig13.png",
     log:
         "logs/nodeground/fig13.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig13",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig13",
     script:
         RUN
 
@@ -371,10 +371,10 @@ rule fig14_nodeground:
         fig14=f"{NG_FIGURES}/fig14.png",
     log:
         "logs/nodeground/fig14.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig14",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig14",
     script:
         RUN
 
@@ -386,10 +386,10 @@ rule fig15_nodeground:
         fig15=f"{NG_FIGURES}/fig15.png",
     log:
         "logs/nodeground/fig15.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig15",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig15",
     script:
         RUN
 
@@ -401,10 +401,10 @@ rule fig16_nodeground:
         fig16=f"{NG_FIGURES}/fig16.png",
     log:
         "logs/nodeground/fig16.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig16",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig16",
     script:
         RUN
 
@@ -416,10 +416,10 @@ rule fig17_nodeground:
         fig17=f"{NG_FIGURES}/fig17.png",
     log:
         "logs/nodeground/fig17.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig17",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig17",
     script:
         RUN
 
@@ -431,10 +431,10 @@ rule fig18_nodeground:
         fig18=f"{NG_FIGURES}/fig18.png",
     log:
         "logs/nodeground/fig18.log",
-    params:
-        entry="graphaudit.nodeground.figures:fig18",
     conda:
         ENV
+    params:
+        entry="graphaudit.nodeground.figures:fig18",
     script:
         RUN
 

@@ -33,11 +33,11 @@ rule pattern_generate:
         truth_familiar=f"{PATTERN_DATA}/truth/familiar.npz",
     log:
         "logs/pattern/generate.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.tasks:generate",
         pattern={k: PATTERN[k] for k in ("seed", "source", "version", "size_law", "n_patterns", "per_pattern", "sets")},
-    conda:
-        ENV
     script:
         RUN
 
@@ -52,10 +52,10 @@ rule pattern_library:
         table6=f"{PATTERN_OUT}/tables/table6.csv",
     log:
         "logs/pattern/library.log",
-    params:
-        entry="graphaudit.pattern.tasks:library",
     conda:
         ENV
+    params:
+        entry="graphaudit.pattern.tasks:library",
     script:
         RUN
 
@@ -68,11 +68,11 @@ rule pattern_generator_checks:
         table=f"{PATTERN_OUT}/tables/generator_checks.csv",
     log:
         "logs/pattern/generator_checks.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.tasks:generator_checks",
         pattern={k: PATTERN[k] for k in ("version", "size_law")},
-    conda:
-        ENV
     script:
         RUN
 
@@ -87,11 +87,11 @@ rule pattern_blind:
     wildcard_constraints:
         variant="prior|noprior",
         shard=r"\d+",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.tasks:blind",
         pattern={**PATTERN_SELECT, "blind": PATTERN_CHAINS},
-    conda:
-        ENV
     script:
         RUN
 
@@ -105,11 +105,11 @@ rule pattern_blind_checks:
         "logs/pattern/blind_checks_{shard}.log",
     wildcard_constraints:
         shard=r"\d+",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.tasks:blind_checks",
         pattern={**PATTERN_SELECT, "blind": PATTERN["blind"]},
-    conda:
-        ENV
     script:
         RUN
 
@@ -123,11 +123,11 @@ rule pattern_blind_checks_table:
         table=f"{PATTERN_OUT}/tables/blind_checks.csv",
     log:
         "logs/pattern/blind_checks_table.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.tasks:blind_checks_table",
         pattern=PATTERN,
-    conda:
-        ENV
     script:
         RUN
 
@@ -145,6 +145,8 @@ rule pattern_match:
         "benchmarks/pattern/match_{set}_{shard}.tsv"
     wildcard_constraints:
         shard=r"\d+",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.tasks:match",
         pattern={
@@ -152,8 +154,6 @@ rule pattern_match:
             "blind": {k: PATTERN["blind"][k] for k in ("restarts", "iterations")},
             "matcher": PATTERN["matcher"],
         },
-    conda:
-        ENV
     script:
         RUN
 
@@ -174,13 +174,13 @@ rule pattern_tables:
         fig2=f"{PATTERN_OUT}/figures/fig2.png",
     log:
         "logs/pattern/tables.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.tasks:tables",
         pattern=PATTERN,
         sets=PATTERN_SETS,
         published=PATTERN_PUBLISHED,
-    conda:
-        ENV
     script:
         RUN
 
@@ -193,12 +193,12 @@ rule pattern_reuse_figure:
         fig1=f"{PATTERN_OUT}/figures/fig1.png",
     log:
         "logs/pattern/fig1.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.tasks:reuse_figure",
         size=20,  # the paper shows the first test graph whose pattern has 20 nodes
         seed=config["seed"],
-    conda:
-        ENV
     script:
         RUN
 

@@ -23,11 +23,11 @@ rule cluster_generate:
         graphs="data/generated/cluster/test.npz",
     log:
         "logs/pattern/cluster_generate.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.cluster_tasks:cluster_generate",
         cluster={k: CLUSTER[k] for k in ("seed", "source", "graphs")},
-    conda:
-        ENV
     script:
         RUN
 
@@ -44,14 +44,14 @@ rule cluster_sample:
     wildcard_constraints:
         variant="|".join(CLUSTER_VARIANTS),
         shard=r"\d+",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.cluster_tasks:cluster_sample",
         cluster=lambda w: {
             **{k: CLUSTER[k] for k in ("seed", "shard_size")},
             "variants": {w.variant: CLUSTER["variants"][w.variant]},
         },
-    conda:
-        ENV
     script:
         RUN
 
@@ -65,13 +65,13 @@ rule cluster_score:
         differences=f"{PATTERN_OUT}/tables/cluster_differences.csv",
     log:
         "logs/pattern/cluster_score.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.cluster_tasks:cluster_score",
         cluster={"seed": CLUSTER["seed"], "variants": {v: CLUSTER["variants"][v] for v in CLUSTER_VARIANTS}},
         replicates=config["pattern"]["bootstrap"]["replicates"],
         batch=config["pattern"]["batch"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -84,11 +84,11 @@ rule ms_board:
         board="data/generated/minesweeper/board.npz",
     log:
         "logs/pattern/ms_board.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.minesweeper_tasks:ms_board",
         minesweeper={k: MINESWEEPER[k] for k in ("seed", "source")},
-    conda:
-        ENV
     script:
         RUN
 
@@ -104,11 +104,11 @@ rule ms_bp:
         "benchmarks/pattern/ms_bp_{information}.tsv"
     wildcard_constraints:
         information="features|labels",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.minesweeper_tasks:ms_bp",
         bp=MINESWEEPER["bp"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -118,11 +118,11 @@ rule ms_selftest:
         checks=f"{MS_OUT}/self_tests.json",
     log:
         "logs/pattern/ms_selftest.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.minesweeper_tasks:ms_selftest",
         seed=config["seed"],
-    conda:
-        ENV
     script:
         RUN
 
@@ -141,11 +141,11 @@ rule ms_strip:
     wildcard_constraints:
         seed=r"\d+",
         part=r"\d+",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.minesweeper_tasks:ms_strip",
         strip=MS_STRIP,
-    conda:
-        ENV
     script:
         RUN
 
@@ -162,10 +162,10 @@ rule ms_score:
         table15=f"{PATTERN_OUT}/tables/table15.csv",
     log:
         "logs/pattern/ms_score.log",
-    params:
-        entry="graphaudit.pattern.minesweeper_tasks:ms_score",
     conda:
         ENV
+    params:
+        entry="graphaudit.pattern.minesweeper_tasks:ms_score",
     script:
         RUN
 
@@ -178,11 +178,11 @@ rule pattern_table4:
         table=f"{PATTERN_OUT}/tables/table4.csv",
     log:
         "logs/pattern/table4.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.pattern.table4:table4",
         published=PATTERN_QUOTED["table4"],
-    conda:
-        ENV
     script:
         RUN
 

@@ -12,11 +12,11 @@ rule report:
         claims="results/report/claims.csv",
     log:
         "logs/report/report.log",
+    conda:
+        ENV
     params:
         entry="graphaudit.report.assemble:build_report",
         scale=config["scale"],
         studies=STUDIES,
-    conda:
-        ENV
     script:
         RUN
