@@ -117,7 +117,6 @@ def test_unknown_dataset_stops_before_any_job(tmp_path):
 # One leaf key per study, and the rules a change of it must rerun: with the ci run complete, a dry run
 # with that key changed outdates exactly these rules (so params carry only what each function reads).
 NARROW_RERUNS = [
-    ({"glad": {"deep": {"bootstrap": 201}}}, set()),  # placeholder, replaced per study below
 ]
 
 
