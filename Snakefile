@@ -11,12 +11,13 @@ configfile: "config/config.yaml"
 validate(config, "config/schema.yaml")
 
 
-
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/pattern.smk"
+include: "workflow/rules/pattern_baselines.smk"
 include: "workflow/rules/nodeground.smk"
 include: "workflow/rules/glad.smk"
+include: "workflow/rules/glad_deep.smk"
 include: "workflow/rules/graphlm.smk"
 include: "workflow/rules/llmpattern.smk"
 include: "workflow/rules/report.smk"

@@ -14,9 +14,9 @@ from graphaudit.bench.cluster_gibbs import (
     reference_swap_log_ratio,
 )
 from graphaudit.common.rule import RuleContext
-from graphaudit.pattern.blind import log_blocks
-from graphaudit.pattern.cluster import ClusterLaw, generate_split, revealed_nodes
-from graphaudit.pattern.cluster_sampler import block_pairs, chain_uniforms, sample_chain, swap_log_ratio
+from graphaudit.pattern.blocks import log_blocks
+from graphaudit.pattern.cluster.generator import ClusterLaw, generate_split, revealed_nodes
+from graphaudit.pattern.cluster.sampler import block_pairs, chain_uniforms, sample_chain, swap_log_ratio
 
 LAW = ClusterLaw()
 

@@ -8,8 +8,8 @@ import pytest
 
 from graphaudit.bench.strip_sampler import bench_strip_sampler, reference_strip_updates
 from graphaudit.common.rule import RuleContext
-from graphaudit.pattern.minesweeper import Board, counts_from_mines, stratified_masks
-from graphaudit.pattern.ms_strip import strip_updates
+from graphaudit.pattern.minesweeper.board import Board, counts_from_mines, stratified_masks
+from graphaudit.pattern.minesweeper.strip import strip_updates
 
 
 def small_board(seed: int, side: int) -> Board:

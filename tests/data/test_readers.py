@@ -161,3 +161,19 @@ def test_planetoid_missing_part(tmp_path):
     (tmp_path / "ind.toy.ally").unlink()
     with pytest.raises(DataFormatError, match="missing file"):
         read_planetoid(tmp_path, "toy")
+
+
+def test_planetoid_citeseer_gap_in_test_ids_is_unlabelled(tmp_path):
+    """CiteSeer's test ids skip isolated nodes: PyG pads them with zero features and class 0; they have no label
+    (-1 here), so no split can use them and the class counts are the published 3,312 labelled nodes'."""
+    allx = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 1], [0, 1]], dtype=np.float32))
+    tx = sp.csr_matrix(np.array([[2, 0], [0, 2]], dtype=np.float32))  # rows for sorted test ids 4, 6
+    parts = dict(x=allx[:2], y=np.eye(2)[[0, 1]], tx=tx, ty=np.eye(2)[[1, 1]], allx=allx, ally=np.eye(2)[[0, 1, 0, 1]])
+    parts["graph"] = {0: [1], 1: [0], 2: [3], 3: [2], 4: [], 5: [], 6: []}
+    for part, obj in parts.items():
+        (tmp_path / f"ind.citeseer.{part}").write_bytes(pickle.dumps(obj, protocol=2))
+    (tmp_path / "ind.citeseer.test.index").write_text("6\n4\n")
+    graphs = read_planetoid(tmp_path, "citeseer")
+    assert graphs.get("node_target").tolist() == [0, 1, 0, 1, 1, -1, 1]
+    np.testing.assert_array_equal(graphs.get("node_attrs")[5], [0, 0])
+    assert graphs.get("test_masks")[0].tolist() == [False] * 4 + [True, False, True]

@@ -1,9 +1,10 @@
-"""Readers for gnn-benchmark npz, OGB node-property zips and PyG's benchmarking-gnns release."""
+"""Readers for gnn-benchmark npz, Wiki-CS json, OGB node-property zips and PyG's benchmarking-gnns release."""
 
 from __future__ import annotations
 
 import gzip
 import io
+import json
 import zipfile
 from pathlib import Path
 
@@ -12,7 +13,12 @@ import pytest
 import torch
 
 from graphaudit.data.readers import DataFormatError
-from graphaudit.data.readers_external import read_benchmarking_gnns, read_gnn_benchmark_npz, read_ogb_nodeprop
+from graphaudit.data.readers_external import (
+    read_benchmarking_gnns,
+    read_gnn_benchmark_npz,
+    read_ogb_nodeprop,
+    read_wikics_json,
+)
 
 # ---- gnn-benchmark npz -------------------------------------------------------------------------------
 
@@ -101,6 +107,49 @@ def test_gnn_benchmark_npz_errors(tmp_path: Path, kind: str, match: str) -> None
     with pytest.raises(DataFormatError, match=match) as info:
         read_gnn_benchmark_npz(path, "computers")
     assert "computers" in str(info.value) and str(path) in str(info.value)
+
+
+# ---- Wiki-CS data.json --------------------------------------------------------------------------------------
+
+# 4 nodes: 0->1 and 1->0 (one pair), 1->2, 2->2 (loop), 3->1 twice (repeat); 2 published train/val splits
+WIKICS = {
+    "features": [[0.5, 1.0], [0.0, 0.0], [1.5, -2.0], [3.0, 3.0]],
+    "labels": [0, 2, 1, 2],
+    "links": [[1], [0, 2], [2], [1, 1]],
+    "train_masks": [[True, False, False, False], [False, True, False, False]],
+    "val_masks": [[False, True, False, False], [True, False, False, False]],
+    "test_mask": [False, False, True, True],
+    "stopping_masks": [[False] * 4, [False] * 4],
+}
+
+
+def test_wikics_json_matches_pyg(tmp_path: Path) -> None:
+    from torch_geometric.datasets import WikiCS
+    from torch_geometric.utils import remove_self_loops
+
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "data.json").write_text(json.dumps(WIKICS))
+    gs = read_wikics_json(tmp_path / "raw" / "data.json", "wiki-cs")
+    assert gs.edges.tolist() == [[0, 1], [1, 2], [1, 3]]
+    assert gs.get("node_target").tolist() == [0, 2, 1, 2]
+    assert gs.get("train_masks").shape == (2, 4) and gs.get("test_masks").tolist() == [[False, False, True, True]]
+    pyg = WikiCS(str(tmp_path), is_undirected=True)[0]
+    ours = gs.to_pyg()
+    torch.testing.assert_close(ours.x, pyg.x)
+    pyg_edges = {tuple(e) for e in remove_self_loops(pyg.edge_index)[0].t().tolist()}
+    assert {tuple(e) for e in ours.edge_index.t().tolist()} == pyg_edges
+    assert torch.equal(torch.from_numpy(gs.get("train_masks")).t(), pyg.train_mask)
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [({"labels": [0, 1]}, "one per node"), ({"links": [[1], [0], [9], []]}, "outside"), ({"labels": None}, "lacks")],
+)
+def test_wikics_json_errors(tmp_path: Path, change: dict, match: str) -> None:
+    content = {k: v for k, v in {**WIKICS, **change}.items() if v is not None}
+    (tmp_path / "data.json").write_text(json.dumps(content))
+    with pytest.raises(DataFormatError, match=match):
+        read_wikics_json(tmp_path / "data.json", "wiki-cs")
 
 
 # ---- OGB node-property zip -------------------------------------------------------------------------------

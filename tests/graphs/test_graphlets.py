@@ -6,11 +6,8 @@ import itertools
 
 import networkx as nx
 import numpy as np
-import pandas as pd
 import pytest
 
-from graphaudit.bench.graphlets import bench_graphlets
-from graphaudit.common.rule import RuleContext
 from graphaudit.data.graphset import GraphSet, from_edge_list
 from graphaudit.graphs.graphlets import (
     column_table,
@@ -174,17 +171,3 @@ def test_set_without_nodes_and_bad_arguments():
     directed = GraphSet(name="d", node_ptr=[0, 2], edge_ptr=[0, 1], edges=[[1, 0]], directed=True)
     with pytest.raises(ValueError, match="directed"):
         graphlet_counts(directed)
-
-
-def test_bench_writes_a_checked_table(tmp_path):
-    path = tmp_path / "set.npz"
-    graph_set(random_graphs(5, 6, 8)).save(path)
-    ctx = RuleContext(
-        input={"graphset": str(path)},
-        output={"table": str(tmp_path / "graphlets.csv")},
-        params={"dataset": "RANDOM", "repeats": 1},
-    )
-    bench_graphlets(ctx)
-    table = pd.read_csv(tmp_path / "graphlets.csv")
-    assert table.loc[0, "benchmark"] == "graphlets" and table.loc[0, "input"] == "RANDOM first 6 graphs"
-    assert table.loc[0, "peer"] == "networkx brute-force enumeration" and table.loc[0, "ratio"] > 0

@@ -10,7 +10,7 @@ import torch
 from torch_geometric.data import Data
 
 from graphaudit.common.records import read_records
-from graphaudit.nn.trainer import RECORDS
+from graphaudit.nn.trainer import RECORDS, RunGraphs
 
 CLIQUE_ID = 999
 
@@ -33,6 +33,16 @@ def clique(graph_id: int, n: int) -> Data:
     x = torch.zeros(n + 1, 2)
     x[:, 1] = 1.0
     return Data(x=x, edge_index=torch.cat([pairs, pairs.flip(0)], dim=1), graph_id=torch.tensor([graph_id]))
+
+
+def ring_runs(n_train: int, n_test: int, clique_size: int) -> RunGraphs:
+    """Rings of 4-9 nodes to train on; rings of 5-8 nodes and the clique (id ``CLIQUE_ID``) to score; three
+    6-node rings held out."""
+    return RunGraphs(
+        train=[ring(i, 4 + i % 6) for i in range(n_train)],
+        test=[ring(100 + i, 5 + i % 4) for i in range(n_test)] + [clique(CLIQUE_ID, clique_size)],
+        holdout=[ring(200 + i, 6) for i in range(3)],
+    )
 
 
 VOLATILE = {"wall_s", "peak_rss_mb"}  # machine-dependent record fields

@@ -33,13 +33,29 @@ PARAMS = {
         "complete_case": "both_splits",
     },
     "primary": {"multiclass": "accuracy", "binary": "auroc"},
-    "elo": {"fit": "bt_mle", "bootstrap": 200, "permutations": 20, "k_factor": 4, "l2": 1e-4, "tie_eps": 1e-9},
+    "elo": {
+        "fit": "bt_mle",
+        "scale": 400.0,
+        "base": 10.0,
+        "init": 1000.0,
+        "anchor": None,
+        "tie_eps": 1e-9,
+        "dataset_weight": "equal",
+        "l2": 1e-4,
+        "bootstrap": 200,
+        "level": 0.95,
+        "k_factor": 4.0,
+        "permutations": 20,
+    },
     "mi": {"error": "score"},
     "top_k": 4,
     "reference": "GCN",
     "tie_eps": 1e-9,
     "wilcoxon": {"alpha": 0.05, "zero_method": "pratt", "method": "auto"},
-    "tuning": {"budgets": [1, 2, 5, 10, 25, 50, 100, 150, 201], "reorderings": 20, "within": 1.0},
+    "budgets": [1, 2, 5, 10, 25, 50, 100, 150, 201],
+    "reorderings": 20,
+    "within": 1.0,
+    "alpha": 0.05,
     "subgroups": {
         "nodes": {"cuts": [2000, 10000], "labels": ["few nodes", "medium", "many nodes"]},
         "classes": {"cuts": [3, 11], "labels": ["binary targets", "3-10 classes", ">10 class-count"]},
@@ -101,7 +117,6 @@ def run_chain(root: Path, properties: Path, out: Path) -> Path:
         tasks.nodeground_records,
         {"records": sorted(root.glob("*/*/*/p*.parquet"))},
         {"trials": out / "trials_all.parquet", "coverage": t / "coverage.csv"},
-        {"records": str(root)},
     )
     _call(tasks.nodeground_endpoints, {"trials": out / "trials_all.parquet"}, {"endpoints": out / "endpoints.parquet"})
     _call(
@@ -123,22 +138,17 @@ def run_chain(root: Path, properties: Path, out: Path) -> Path:
         {"table3": t / "table3.csv"},
     )
     _call(tables.table4, {"ranks": t / "ranks.csv"}, {"table4": t / "table4.csv"})
-    _call(
-        tables.table5,
-        {**cohorts, "elo": t / "elo.csv", "ranks": t / "ranks.csv"},
-        {"table5": t / "table5.csv", "summary": t / "table5_summary.csv"},
-    )
-    _call(tables.table6, cohorts, {"table6": t / "table6.csv", "pairs": t / "wilcoxon.csv"})
-    _call(
-        tables.table7,
-        {**cohorts, "trials": out / "trials_all.parquet"},
-        {"table7": t / "table7.csv", "curve": t / "tuning.csv"},
-    )
-    _call(
-        tables.table12,
-        {**cohorts, "properties": [properties]},
-        {"table12": t / "table12.csv", "subgroups": t / "subgroups.csv"},
-    )
+    table5_inputs = {**cohorts, "elo": t / "elo.csv", "ranks": t / "ranks.csv"}
+    _call(tables.table5, table5_inputs, {"table5": t / "table5.csv"})
+    _call(tables.table5_summary, table5_inputs, {"table5_summary": t / "table5_summary.csv"})
+    _call(tasks.nodeground_wilcoxon, cohorts, {"pairs": out / "wilcoxon.parquet"})
+    _call(tables.wilcoxon, {"pairs": out / "wilcoxon.parquet"}, {"wilcoxon": t / "wilcoxon.csv"})
+    _call(tables.table6, {"pairs": out / "wilcoxon.parquet"}, {"table6": t / "table6.csv"})
+    _call(tasks.nodeground_tuning, {**cohorts, "trials": out / "trials_all.parquet"}, {"curve": out / "tuning.parquet"})
+    _call(tables.tuning, {"curve": out / "tuning.parquet"}, {"tuning": t / "tuning.csv"})
+    _call(tables.table7, {"curve": out / "tuning.parquet"}, {"table7": t / "table7.csv"})
+    _call(tables.table12, {**cohorts, "properties": properties}, {"table12": t / "table12.csv"})
+    _call(tables.subgroups, {**cohorts, "properties": properties}, {"subgroups": t / "subgroups.csv"})
     check_inputs = {
         name: t / f"{name}.csv"
         for name in (
@@ -156,7 +166,7 @@ def run_chain(root: Path, properties: Path, out: Path) -> Path:
         )
     }
     check_inputs.update(pairs=t / "wilcoxon.csv", endpoints=out / "endpoints.parquet")
-    _call(tasks.nodeground_checks, check_inputs, {"checks": t / "checks.csv"})
+    _call(tables.checks, check_inputs, {"checks": t / "checks.csv"})
     return t
 
 

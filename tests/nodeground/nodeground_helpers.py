@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+import yaml
 
+from graphaudit.common.settings import load_settings
+from graphaudit.nodeground.rankings import EloSettings
 from graphaudit.nodeground.records import SCHEMA, STAGES, validate_records
+
+CONFIG = Path(__file__).resolve().parents[2] / "config/config.yaml"
+
+
+def elo_settings(**changes: object) -> EloSettings:
+    """``nodeground.elo`` of config/config.yaml (every default) with ``changes``."""
+    section = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["nodeground"]["elo"]
+    return load_settings(EloSettings, {**section, **changes}, "nodeground.elo")
 
 
 def trial(

@@ -6,12 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from nodeground_helpers import frame, trial
+from nodeground_helpers import elo_settings, frame, trial
 
 from graphaudit.nodeground.frontier import on_frontier, overheads
 from graphaudit.nodeground.pairwise import significance_counts, wilcoxon_pairs, win_rates
 from graphaudit.nodeground.rankings import (
-    EloSettings,
     dataset_means,
     elo_ratings,
     mean_improvability,
@@ -72,12 +71,12 @@ def test_elo_battles_weigh_each_dataset_once() -> None:
     cohort = _slice({"A": [[0.9] * 4, [0.1]], "B": [[0.1] * 4, [0.9]]})
     _, _, groups, weights, _ = unit_table(cohort, cohort["test_accuracy"], "equal")
     assert weights.tolist() == [0.25] * 4 + [1.0] and groups.tolist() == [0, 0, 0, 0, 1]
-    ratings = elo_ratings(cohort, cohort["test_accuracy"], EloSettings(bootstrap=20, permutations=5), ("t",))
+    ratings = elo_ratings(cohort, cohort["test_accuracy"], elo_settings(bootstrap=20, permutations=5), ("t",))
     assert ratings["bt"].tolist() == pytest.approx([1000.0, 1000.0], abs=1e-6)
     per_partition = elo_ratings(
         cohort,
         cohort["test_accuracy"],
-        EloSettings(bootstrap=0, permutations=5, dataset_weight="partition", l2=0.0),
+        elo_settings(bootstrap=0, permutations=5, dataset_weight="partition", l2=0.0),
         ("t",),
     )
     assert per_partition["bt"].iloc[0] - per_partition["bt"].iloc[1] == pytest.approx(400.0 * np.log10(4.0))

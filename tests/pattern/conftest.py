@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graphaudit.data.graphset import GraphSet, from_edge_list
-from graphaudit.pattern.graphs import DenseGraphs
+from graphaudit.pattern.dense import DenseGraphs
 
 
 def release_layout(name: str, parts: Sequence[DenseGraphs]) -> GraphSet:

@@ -376,7 +376,7 @@ def test_expected_random_is_the_mean_metric_over_all_points():
     assert chosen.indices == (0, 1, 2, 3) and chosen.epochs == (4, 8, 12, 16)
     assert evaluate(chosen, run, LEVEL_LABELS) == pytest.approx(67.5)
     with pytest.raises(ValueError, match="no single index"):
-        chosen.index
+        _ = chosen.index
 
 
 def test_expected_random_averages_over_points_with_a_finite_metric():

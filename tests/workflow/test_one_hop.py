@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from workflow_registry import ROOT, workflow_rules
 
 RULES = workflow_rules()
@@ -41,7 +40,9 @@ def test_rule_name_is_its_entry_function(rule):
         rule.name == function
         and (function == package or function.startswith(f"{package}_") or function.endswith(f"_{package}"))
     )
-    assert named_after, f"rule {rule.name} calls {rule.entry}: name it {function}_{package} (or the function {rule.name})"
+    assert named_after, (
+        f"rule {rule.name} calls {rule.entry}: name it {function}_{package} (or the function {rule.name})"
+    )
     module_name, _, function_name = rule.entry.partition(":")
     assert callable(getattr(importlib.import_module(module_name), function_name, None)), rule.entry
 
@@ -54,8 +55,9 @@ def test_a_table_or_figure_rule_writes_files_named_after_its_function(rule):
     folder = f"results/{rule.package}/{OUTPUT_DIR[rule.module]}/"
     for name, path in rule.outputs.items():
         path = Path(path)
-        assert str(path.parent) + "/" == folder and path.stem == rule.function and path.suffix in SUFFIXES[rule.module], (
-            f"rule {rule.name} output {name}={path}: expected {folder}{rule.function}{{{','.join(SUFFIXES[rule.module])}}}")
+        named = str(path.parent) + "/" == folder and path.stem == rule.function
+        expected = f"{folder}{rule.function}{{{','.join(sorted(SUFFIXES[rule.module]))}}}"
+        assert named and path.suffix in SUFFIXES[rule.module], f"rule {rule.name}: {name}={path}, expected {expected}"
 
 
 @pytest.mark.parametrize("claim, table", claim_tables())
@@ -80,8 +82,11 @@ def test_readme_names_the_function_of_every_table_and_figure():
     listed = readme_targets()
     missing = sorted(rule.name for rule in TABLE_RULES if rule.name not in listed)
     assert not missing, f"README's target table lacks {missing}"
-    wrong = {t: (f, BY_NAME[t].entry if t in BY_NAME else None) for t, f in listed.items()
-             if t not in BY_NAME or (BY_NAME[t].entry and BY_NAME[t].entry != f)}
+    wrong = {
+        t: (f, BY_NAME[t].entry if t in BY_NAME else None)
+        for t, f in listed.items()
+        if t not in BY_NAME or (BY_NAME[t].entry and BY_NAME[t].entry != f)
+    }
     assert not wrong, f"README rows that disagree with the workflow (target: README, workflow): {wrong}"
 
 

@@ -47,10 +47,10 @@ def test_ci_config_runs_end_to_end(ci_runs):
     index = (run / "results/report/index.html").read_text()
     assert "graphaudit report" in index and "MUTAG" in index
     assert (run / "results/report/index.md").exists()
-    rows = (run / "results/data/datasets.csv").read_text().splitlines()
+    rows = (run / "results/data/tables/datasets.csv").read_text().splitlines()
     assert rows[0] == "dataset,source,graphs,nodes,edges,classes,sha256,matches_published"
     assert rows[1].startswith("MUTAG,") and rows[1].endswith(",True")
-    assert "-> graphaudit.data.tasks:fetch_dataset" in (run / "logs/data/fetch_MUTAG.log").read_text()
+    assert "-> graphaudit.data.tasks:data_fetch" in (run / "logs/data/fetch_MUTAG.log").read_text()
 
 
 RUN_RECORDS = "results/glad/records"  # training runs: records carry wall time and peak memory by design
@@ -82,7 +82,7 @@ def test_ci_rerun_is_byte_identical(ci_runs):
 def test_paper_config_dry_run(tmp_path):
     result = snakemake(workflow_copy(tmp_path), "-n", "--configfile", "config/paper.yaml")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "fetch_dataset" in result.stdout
+    assert "data_fetch" in result.stdout
 
 
 def test_slurm_profile_dry_run(tmp_path):
@@ -117,6 +117,49 @@ def test_unknown_dataset_stops_before_any_job(tmp_path):
 # One leaf key per study, and the rules a change of it must rerun: with the ci run complete, a dry run
 # with that key changed outdates exactly these rules (so params carry only what each function reads).
 NARROW_RERUNS = [
+    (
+        {"glad": {"deep": {"bootstrap": 300}}},  # the tables with bootstrap intervals and the figures drawn from them
+        {
+            "leakage_glad",
+            "hp_gap_glad",
+            "kendall_glad",
+            "decisions_glad",
+            "table2_glad",
+            "table23_glad",
+            "table30_glad",
+            "table32_glad",
+            "fig3_glad",
+            "fig4_glad",
+            "fig5_glad",
+            "report",
+            "all",
+        },
+    ),
+    (
+        {"graphlm": {"sensitivity": {"sigma": 0.02}}},
+        {"graphlm_sensitivity", "sensitivity_graphlm", "report", "all"},
+    ),
+    (
+        {"llmpattern": {"translation": {"per_pattern": 3}}},
+        {
+            "llmpattern_items",
+            "llmpattern_respond",
+            "table2_llmpattern",
+            "table12_llmpattern",
+            "table20_llmpattern",
+            "summary_llmpattern",
+            "report",
+            "all",
+        },
+    ),
+    (
+        {"nodeground": {"tuning": {"within": 2.0}}},  # k* of Table 7 and the checks that read it; not the curves
+        {"table7_nodeground", "checks_nodeground", "report", "all"},
+    ),
+    (
+        {"pattern": {"minesweeper": {"bp": {"damping": 0.5}}}},
+        {"minesweeper_bp_pattern", "minesweeper_pattern", "table4_pattern", "report", "all"},
+    ),
 ]
 
 

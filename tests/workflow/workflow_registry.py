@@ -49,13 +49,21 @@ def workflow_rules(configfile: str = "config/config.yaml") -> tuple[RuleInfo, ..
     here = os.getcwd()
     try:
         with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-            workflow = api.workflow(resource_settings=ResourceSettings(),
-                                    config_settings=ConfigSettings(configfiles=[ROOT / configfile]),
-                                    snakefile=ROOT / "Snakefile", workdir=ROOT)._workflow
-            return tuple(RuleInfo(name=rule.name, entry=dict(rule.params.items()).get("entry"),
-                                  outputs={k: _pattern(v) for k, v in rule.output.items()},
-                                  inputs=tuple(str(i) for i in rule.input if isinstance(i, str)),
-                                  snakefile=Path(rule.snakefile).name)
-                         for rule in workflow.rules)
+            workflow = api.workflow(
+                resource_settings=ResourceSettings(),
+                config_settings=ConfigSettings(configfiles=[ROOT / configfile]),
+                snakefile=ROOT / "Snakefile",
+                workdir=ROOT,
+            )._workflow
+            return tuple(
+                RuleInfo(
+                    name=rule.name,
+                    entry=dict(rule.params.items()).get("entry"),
+                    outputs={k: _pattern(v) for k, v in rule.output.items()},
+                    inputs=tuple(str(i) for i in rule.input if isinstance(i, str)),
+                    snakefile=Path(rule.snakefile).name,
+                )
+                for rule in workflow.rules
+            )
     finally:
         os.chdir(here)

@@ -1,9 +1,14 @@
 # Benchmarks: our implementation against the peer a user would otherwise pick (snakemake bench).
+from graphaudit.bench.settings import BenchSettings
+from graphaudit.common.settings import load_settings
+
+BENCH_CONFIG = config["bench"]  # params.bench passes a benchmark's plain slice (Snakemake compares it for reruns)
+BENCH = load_settings(BenchSettings, BENCH_CONFIG, "bench")
 
 
 rule bench_tu_reader:
     input:
-        source=f"data/raw/{config['bench']['tu_reader']['dataset']}/SOURCE.json",
+        source=f"data/raw/{BENCH.tu_reader.dataset}/SOURCE.json",
     output:
         table="results/bench/tu_reader.csv",
     log:
@@ -12,15 +17,15 @@ rule bench_tu_reader:
         ENV
     threads: 1
     params:
-        **config["bench"]["tu_reader"],
         entry="graphaudit.bench.tu_reader:bench_tu_reader",
+        bench=BENCH_CONFIG["tu_reader"],
     script:
         RUN
 
 
 rule bench_graphlets:
     input:
-        graphset=f"data/processed/{config['bench']['graphlets']['dataset']}.npz",
+        graphset=f"data/processed/{BENCH.graphlets.dataset}.npz",
     output:
         table="results/bench/graphlets.csv",
     log:
@@ -29,15 +34,15 @@ rule bench_graphlets:
         ENV
     threads: 1
     params:
-        **config["bench"]["graphlets"],
         entry="graphaudit.bench.graphlets:bench_graphlets",
+        bench=BENCH_CONFIG["graphlets"],
     script:
         RUN
 
 
 rule bench_mining:
     input:
-        graphsets=expand("data/processed/{dataset}.npz", dataset=config["bench"]["mining"]["datasets"]),
+        graphsets=expand("data/processed/{dataset}.npz", dataset=BENCH.mining.datasets),
     output:
         table="results/bench/mining.csv",
     log:
@@ -46,8 +51,8 @@ rule bench_mining:
         ENV
     threads: 1
     params:
-        **config["bench"]["mining"],
         entry="graphaudit.bench.mining:bench_mining",
+        bench=BENCH_CONFIG["mining"],
     script:
         RUN
 
@@ -63,7 +68,7 @@ rule bench_pattern_gibbs:
         ENV
     threads: 1
     params:
-        **config["bench"]["pattern_gibbs"],
+        **BENCH_CONFIG["pattern_gibbs"],
         entry="graphaudit.bench.pattern_gibbs:bench_pattern_gibbs",
     script:
         RUN
@@ -81,7 +86,7 @@ rule bench_pattern_matcher:
         ENV
     threads: 1
     params:
-        **config["bench"]["pattern_matcher"],
+        **BENCH_CONFIG["pattern_matcher"],
         entry="graphaudit.bench.pattern_matcher:bench_pattern_matcher",
         per_pattern=config["pattern"]["per_pattern"]["test"],
     script:
@@ -99,7 +104,7 @@ rule bench_cluster_gibbs:
         ENV
     threads: 1
     params:
-        **config["bench"]["cluster_gibbs"],
+        **BENCH_CONFIG["cluster_gibbs"],
         entry="graphaudit.bench.cluster_gibbs:bench_cluster_gibbs",
     script:
         RUN
@@ -116,7 +121,7 @@ rule bench_strip_sampler:
         ENV
     threads: 1
     params:
-        **config["bench"]["strip_sampler"],
+        **BENCH_CONFIG["strip_sampler"],
         entry="graphaudit.bench.strip_sampler:bench_strip_sampler",
     script:
         RUN
@@ -131,8 +136,8 @@ rule bench_llm_occurrence:
         ENV
     threads: 1
     params:
-        **config["bench"]["llm_occurrence"],
         entry="graphaudit.bench.llm_occurrence:bench_llm_occurrence",
+        bench=BENCH_CONFIG["llm_occurrence"],
         seed=config["seed"],
     script:
         RUN
@@ -141,9 +146,9 @@ rule bench_llm_occurrence:
 rule bench_glad_training:
     input:
         unpack(ubgold_code),
-        graphset=f"data/processed/{config['bench']['glad_training']['dataset']}.npz",
-        folds=f"results/glad/folds/{config['bench']['glad_training']['dataset']}.json",
-        catalogue=config["glad"].get("deep", {}).get("catalogue", "config/glad/detectors.yaml"),
+        graphset=f"data/processed/{BENCH.glad_training.dataset}.npz",
+        folds=f"results/glad/folds/{BENCH.glad_training.dataset}.json",
+        catalogue=config["glad"]["deep"]["catalogue"],
     output:
         table="results/bench/glad_training.csv",
     log:
@@ -152,7 +157,7 @@ rule bench_glad_training:
         ENV
     threads: 1
     params:
-        **config["bench"]["glad_training"],
+        **BENCH_CONFIG["glad_training"],
         entry="graphaudit.bench.glad_training:bench_glad_training",
     script:
         RUN
@@ -167,14 +172,33 @@ rule bench_nodeground_elo:
         ENV
     threads: 1
     params:
-        **config["bench"]["nodeground_elo"],
+        **BENCH_CONFIG["nodeground_elo"],
         entry="graphaudit.bench.nodeground_elo:bench_nodeground_elo",
+    script:
+        RUN
+
+
+rule bench_nodeground_search:
+    input:
+        source=f"data/raw/{BENCH.nodeground_search.dataset}/SOURCE.json",
+        catalogue=config["nodeground"]["catalogue"],
+    output:
+        table="results/bench/nodeground_search.csv",
+    log:
+        "logs/bench/nodeground_search.log",
+    conda:
+        ENV
+    threads: 1
+    params:
+        entry="graphaudit.bench.nodeground_search:bench_nodeground_search",
+        bench=BENCH_CONFIG["nodeground_search"],
     script:
         RUN
 
 
 rule bench:
     input:
+        rules.bench_nodeground_search.output,
         rules.bench_glad_training.output,
         rules.bench_tu_reader.output,
         rules.bench_graphlets.output,

@@ -1,7 +1,10 @@
 # Data: fetch (mirror -> packaged copy -> download), verify against the registry, process to GraphSet.
+from graphaudit.data.workflow import available_graphsets, fetch_params
+
+DATA_FETCH = fetch_params(config["data"])  # every data key but the dataset list, so a list change refetches nothing
 
 
-checkpoint fetch_dataset:
+checkpoint data_fetch:
     output:
         source="data/raw/{dataset}/SOURCE.json",
     log:
@@ -14,13 +17,13 @@ checkpoint fetch_dataset:
         mem_mb=4000,
         runtime=60,
     params:
-        entry="graphaudit.data.tasks:fetch_dataset",
-        data=FETCH_PARAMS,
+        entry="graphaudit.data.tasks:data_fetch",
+        data=DATA_FETCH,
     script:
         RUN
 
 
-rule fetch_code:
+rule data_fetch_code:
     output:
         source="data/code/{code}/SOURCE.json",
     log:
@@ -28,13 +31,13 @@ rule fetch_code:
     conda:
         ENV
     params:
-        entry="graphaudit.data.tasks:fetch_code",
-        data=FETCH_PARAMS,
+        entry="graphaudit.data.tasks:data_fetch_code",
+        data=DATA_FETCH,
     script:
         RUN
 
 
-rule process_dataset:
+rule data_process:
     input:
         source="data/raw/{dataset}/SOURCE.json",
     output:
@@ -49,27 +52,27 @@ rule process_dataset:
         mem_mb=8000,
         runtime=30,
     params:
-        entry="graphaudit.data.tasks:process_dataset",
+        entry="graphaudit.data.tasks:data_process",
     script:
         RUN
 
 
-rule dataset_table:
+rule datasets_data:
     input:
         sources=expand("data/raw/{dataset}/SOURCE.json", dataset=DATASETS),
-        graphsets=available_graphsets,
+        graphsets=lambda w: available_graphsets(checkpoints.data_fetch, DATASETS),
     output:
-        table="results/data/datasets.csv",
+        table="results/data/tables/datasets.csv",
     log:
-        "logs/data/dataset_table.log",
+        "logs/data/tables/datasets.log",
     conda:
         ENV
     params:
-        entry="graphaudit.data.tasks:dataset_table",
+        entry="graphaudit.data.tables:datasets",
     script:
         RUN
 
 
 rule datasets:
     input:
-        rules.dataset_table.output,
+        rules.datasets_data.output,

@@ -1,19 +1,22 @@
-# glad study (paper 002): UB-GOLD's protocol, data audits, training-free references, kernel baselines.
-import graphaudit.glad.datasets as glad_datasets
+# glad study (paper 002), part 1: UB-GOLD's protocol, data audits, training-free references, kernel baselines.
+# Every rule <function>_glad calls graphaudit.glad.<module>:<function>; a table rule <name>_glad writes
+# results/glad/tables/<name>.csv. Part 2 (the deep detectors) is glad_deep.smk, included after this file.
+import graphaudit.glad.layout as glad_layout
+from graphaudit.common.settings import config_slice
+from graphaudit.common.settings import load_settings
+from graphaudit.glad.settings import GladSettings, KernelScoring
 
-GLAD = config["glad"]
-GLAD_DATASETS = list(GLAD["datasets"])
-GLAD_AUDITED = GLAD_DATASETS + [d for d in GLAD["audit_only"] if d not in GLAD_DATASETS]
-GLAD_SHARED = {k: GLAD[k] for k in ("fit_on", "constant_features")}
+GLAD_CONFIG = config["glad"]  # params pass plain slices of it (Snakemake compares them to decide reruns)
+GLAD = load_settings(GladSettings, GLAD_CONFIG, "glad")  # the whole section, checked before any job
+GLAD_FOLDS = expand("results/glad/folds/{dataset}.json", dataset=GLAD.datasets)
+GLAD_AUDITED_FOLDS = expand("results/glad/folds/{dataset}.json", dataset=GLAD.audited)
+GLAD_REFERENCES = expand("results/glad/references/{dataset}.csv", dataset=GLAD.datasets)
+GLAD_KERNELS = expand("results/glad/kernels/{dataset}_{kernel}.csv", dataset=GLAD.datasets, kernel=GLAD.kernels.kernels)
 
 
-def glad_graphsets(wildcards):
-    return [f"data/processed/{name}.npz" for name in glad_datasets.source_datasets(wildcards.dataset)]
-
-
-rule glad_folds:
+rule make_folds_glad:
     input:
-        graphsets=glad_graphsets,
+        graphsets=glad_layout.graphsets,
     output:
         folds="results/glad/folds/{dataset}.json",
     log:
@@ -22,14 +25,14 @@ rule glad_folds:
         ENV
     params:
         entry="graphaudit.glad.tasks:make_folds",
-        protocol=GLAD["protocol"],
+        protocol=GLAD_CONFIG["protocol"],
     script:
         RUN
 
 
-rule glad_features:
+rule graph_features_glad:
     input:
-        graphsets=glad_graphsets,
+        graphsets=glad_layout.graphsets,
     output:
         features="results/glad/features/{dataset}.npz",
     log:
@@ -40,16 +43,16 @@ rule glad_features:
         ENV
     params:
         entry="graphaudit.glad.tasks:graph_features",
-        max_k=GLAD["references"]["max_k"],
-        closed_form_graphlets=GLAD["closed_form_graphlets"],
-        constant_features=GLAD["constant_features"],
+        max_k=GLAD_CONFIG["references"]["max_k"],
+        closed_form_graphlets=GLAD_CONFIG["closed_form_graphlets"],
+        constant_features=GLAD_CONFIG["constant_features"],
     script:
         RUN
 
 
-rule glad_audit:
+rule audit_glad:
     input:
-        graphsets=glad_graphsets,
+        graphsets=glad_layout.graphsets,
         folds="results/glad/folds/{dataset}.json",
         features="results/glad/features/{dataset}.npz",
     output:
@@ -60,14 +63,14 @@ rule glad_audit:
         ENV
     params:
         entry="graphaudit.glad.tasks:audit",
-        inverted_splits=GLAD["inverted_splits"],
+        inverted_splits=GLAD_CONFIG["inverted_splits"],
     script:
         RUN
 
 
-rule glad_reference_scores:
+rule run_references_glad:
     input:
-        graphsets=glad_graphsets,
+        graphsets=glad_layout.graphsets,
         folds="results/glad/folds/{dataset}.json",
         features="results/glad/features/{dataset}.npz",
     output:
@@ -79,16 +82,17 @@ rule glad_reference_scores:
     conda:
         ENV
     params:
-        **GLAD_SHARED,
         entry="graphaudit.glad.tasks:run_references",
-        references=GLAD["references"],
+        fit_on=GLAD_CONFIG["fit_on"],
+        constant_features=GLAD_CONFIG["constant_features"],
+        references=GLAD_CONFIG["references"],
     script:
         RUN
 
 
-rule glad_kernel_scores:
+rule run_kernels_glad:
     input:
-        graphsets=glad_graphsets,
+        graphsets=glad_layout.graphsets,
         folds="results/glad/folds/{dataset}.json",
     output:
         table="results/glad/kernels/{dataset}_{kernel}.csv",
@@ -104,16 +108,17 @@ rule glad_kernel_scores:
         mem_mb=8000,
         runtime=240,
     params:
-        **GLAD_SHARED,
         entry="graphaudit.glad.tasks:run_kernels",
-        kernels=GLAD["kernels"],
+        fit_on=GLAD_CONFIG["fit_on"],
+        constant_features=GLAD_CONFIG["constant_features"],
+        kernels=config_slice(KernelScoring, GLAD_CONFIG["kernels"]),
     script:
         RUN
 
 
-rule glad_pairing:
+rule run_pairing_glad:
     input:
-        graphsets=glad_graphsets,
+        graphsets=glad_layout.graphsets,
         folds="results/glad/folds/{dataset}.json",
     output:
         table="results/glad/pairing/{dataset}.csv",
@@ -122,85 +127,197 @@ rule glad_pairing:
     conda:
         ENV
     params:
-        **GLAD_SHARED,
         entry="graphaudit.glad.tasks:run_pairing",
-        kernels=GLAD["kernels"],
+        constant_features=GLAD_CONFIG["constant_features"],
+        default=GLAD_CONFIG["kernels"]["default"],
     script:
         RUN
 
 
-rule glad_tables:
+rule audits_glad:
     input:
-        folds=expand("results/glad/folds/{dataset}.json", dataset=GLAD_AUDITED),
-        audits=expand("results/glad/audits/{dataset}.csv", dataset=GLAD_AUDITED),
-        references=expand("results/glad/references/{dataset}.csv", dataset=GLAD_DATASETS),
-        kernels=expand(
-            "results/glad/kernels/{dataset}_{kernel}.csv", dataset=GLAD_DATASETS, kernel=GLAD["kernels"]["kernels"]
-        ),
-        pairing=expand("results/glad/pairing/{dataset}.csv", dataset=GLAD_DATASETS),
-        published=GLAD["published_kernels"],
+        audits=expand("results/glad/audits/{dataset}.csv", dataset=GLAD.audited),
     output:
-        audits="results/glad/tables/audits.csv",
-        references="results/glad/tables/references.csv",
-        kernels="results/glad/tables/kernels.csv",
-        table19="results/glad/tables/table19.csv",
-        table20="results/glad/tables/table20.csv",
-        table21="results/glad/tables/table21.csv",
-        table22="results/glad/tables/table22.csv",
-        table23="results/glad/tables/table23_references.csv",
-        table28="results/glad/tables/table28.csv",
-        kernel_gaps="results/glad/tables/kernel_gaps.csv",
-        kernel_summary="results/glad/tables/kernel_summary.csv",
+        table="results/glad/tables/audits.csv",
     log:
-        "logs/glad/tables.log",
+        "logs/glad/tables/audits.log",
     conda:
         ENV
     params:
-        entry="graphaudit.glad.tasks:build_tables",
+        entry="graphaudit.glad.tables:audits",
+    script:
+        RUN
+
+
+rule references_glad:
+    input:
+        references=GLAD_REFERENCES,
+    output:
+        table="results/glad/tables/references.csv",
+    log:
+        "logs/glad/tables/references.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:references",
+    script:
+        RUN
+
+
+rule kernels_glad:
+    input:
+        kernels=GLAD_KERNELS,
+    output:
+        table="results/glad/tables/kernels.csv",
+    log:
+        "logs/glad/tables/kernels.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:kernels",
+    script:
+        RUN
+
+
+rule table19_glad:
+    input:
+        kernels=GLAD_KERNELS,
+    output:
+        table="results/glad/tables/table19.csv",
+    log:
+        "logs/glad/tables/table19.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table19",
+    script:
+        RUN
+
+
+rule table20_glad:
+    input:
+        kernels=GLAD_KERNELS,
+    output:
+        table="results/glad/tables/table20.csv",
+    log:
+        "logs/glad/tables/table20.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table20",
+    script:
+        RUN
+
+
+rule kernel_gaps_glad:
+    input:
+        kernels=GLAD_KERNELS,
+    output:
+        table="results/glad/tables/kernel_gaps.csv",
+    log:
+        "logs/glad/tables/kernel_gaps.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:kernel_gaps",
+    script:
+        RUN
+
+
+rule kernel_summary_glad:
+    input:
+        kernels=GLAD_KERNELS,
+    output:
+        table="results/glad/tables/kernel_summary.csv",
+    log:
+        "logs/glad/tables/kernel_summary.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:kernel_summary",
+    script:
+        RUN
+
+
+rule table21_glad:
+    input:
+        pairing=expand("results/glad/pairing/{dataset}.csv", dataset=GLAD.datasets),
+        folds=GLAD_FOLDS,
+    output:
+        table="results/glad/tables/table21.csv",
+    log:
+        "logs/glad/tables/table21.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table21",
+    script:
+        RUN
+
+
+rule table22_glad:
+    input:
+        published=GLAD.published_kernels,
+        folds=GLAD_AUDITED_FOLDS,
+    output:
+        table="results/glad/tables/table22.csv",
+    log:
+        "logs/glad/tables/table22.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table22",
+    script:
+        RUN
+
+
+rule table23_references_glad:
+    input:
+        references=GLAD_REFERENCES,
+    output:
+        table="results/glad/tables/table23_references.csv",
+    log:
+        "logs/glad/tables/table23_references.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table23_references",
+    script:
+        RUN
+
+
+rule table28_glad:
+    input:
+        references=GLAD_REFERENCES,
+    output:
+        table="results/glad/tables/table28.csv",
+    log:
+        "logs/glad/tables/table28.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table28",
     script:
         RUN
 
 
 rule glad_references:
     input:
-        rules.glad_tables.output.references,
-        rules.glad_tables.output.table23,
-        rules.glad_tables.output.table28,
+        rules.references_glad.output,
+        rules.table23_references_glad.output,
+        rules.table28_glad.output,
 
 
-rule glad_audits:
+rule glad_baselines:
     input:
-        rules.glad_tables.output.audits,
-
-
-rule table19_glad:
-    input:
-        rules.glad_tables.output.table19,
-
-
-rule table20_glad:
-    input:
-        rules.glad_tables.output.table20,
-
-
-rule table21_glad:
-    input:
-        rules.glad_tables.output.table21,
-
-
-rule table22_glad:
-    input:
-        rules.glad_tables.output.table22,
-
-
-include: "glad_deep.smk"
-
-
-rule glad:
-    input:
-        rules.glad_tables.output,
-        rules.glad_deep_tables.output if DEEP_DETECTORS and DEEP_DATASETS else [],
-        rules.glad_deep_figures.output if DEEP_DETECTORS and DEEP_DATASETS else [],
-
-
-STUDY_TARGETS["glad"] = list(rules.glad.input)
+        rules.audits_glad.output,
+        rules.references_glad.output,
+        rules.kernels_glad.output,
+        rules.table19_glad.output,
+        rules.table20_glad.output,
+        rules.kernel_gaps_glad.output,
+        rules.kernel_summary_glad.output,
+        rules.table21_glad.output,
+        rules.table22_glad.output,
+        rules.table23_references_glad.output,
+        rules.table28_glad.output,

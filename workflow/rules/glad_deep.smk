@@ -1,69 +1,24 @@
-# glad study, part 2: deep detectors recorded at every evaluation point, the selection replay and its statistics.
-from graphaudit.data.code import code_available, get_code_spec
-from graphaudit.data.fetch import FetchOptions
-from graphaudit.glad.deep import UBGOLD_CODE, backend_of, load_catalogue, uses_ubgold
+# glad study, part 2: deep detectors recorded at every evaluation point, the selection replay, its tables and
+# figures. Reads GLAD, GLAD_CONFIG and part 1's tables from glad.smk (the root Snakefile includes that first).
+import graphaudit.glad.layout as glad_layout
+from graphaudit.common.settings import config_slice
+from graphaudit.glad.settings import TrainingSettings
 
-DEEP = GLAD.get("deep", {})
-DEEP_DETECTORS = list(DEEP.get("detectors", []))
-DEEP_DATASETS = list(DEEP.get("datasets", []))
-DEEP_SETTINGS = list(DEEP.get("settings", ["tuned", "default"]))
-DEEP_FOLDS = DEEP.get("folds") or list(range(GLAD["protocol"]["folds"]))
-RECORDS = "results/glad/records/{backend}/{detector}/{dataset}/{setting}/fold{fold}"
-UBGOLD_SOURCE = f"data/code/{UBGOLD_CODE}/SOURCE.json"
-UBGOLD_AVAILABLE = code_available(
-    get_code_spec(UBGOLD_CODE), Path("data/code"), FetchOptions.from_config(config["data"])
-)
-DEEP_BACKEND = {
-    d: backend_of(
-        load_catalogue(DEEP.get("catalogue", "config/glad/detectors.yaml")),
-        d,
-        DEEP.get("backend", "auto"),
-        UBGOLD_AVAILABLE,
-    )
-    for d in DEEP_DETECTORS
-}
+GLAD_DEEP_CONFIG = GLAD_CONFIG["deep"]
+GLAD_DEEP = glad_layout.DeepRuns.resolve(GLAD, glad_layout.ubgold_available(config["data"]))
+GLAD_PROTOCOLS = GLAD_DEEP.replays("protocols")
+GLAD_PART1 = {"references": rules.references_glad.output.table, "kernels": rules.kernels_glad.output.table}
+ubgold_code = GLAD_DEEP.ubgold_code  # input function of bench.smk's bench_glad_training
 
 
-def deep_params(*keys):
-    """Only the settings a rule reads, so changing another (the detector list) reruns nothing."""
-    return {key: DEEP[key] for key in keys if key in DEEP}
-
-
-def deep_runs(wildcards):
-    return expand(
-        f"{RECORDS}/run.json",
-        backend=DEEP_BACKEND[wildcards.detector],
-        detector=wildcards.detector,
-        dataset=wildcards.dataset,
-        setting=DEEP_SETTINGS,
-        fold=DEEP_FOLDS,
-    )
-
-
-def backend_code(wildcards):
-    """UB-GOLD's verified tree, for runs of the ubgold backend only."""
-    return {"code": UBGOLD_SOURCE} if wildcards.backend == "ubgold" else {}
-
-
-def ubgold_code(wildcards):
-    """UB-GOLD's verified tree where the configured backend may use it (the bench's peer rows)."""
-    return {"code": UBGOLD_SOURCE} if uses_ubgold(DEEP.get("backend", "auto"), UBGOLD_AVAILABLE) else {}
-
-
-def deep_replays(name):
-    return expand(
-        "results/glad/replay/{detector}/{dataset}/{name}.csv", detector=DEEP_DETECTORS, dataset=DEEP_DATASETS, name=name
-    )
-
-
-rule glad_train:
+rule train_run_glad:
     input:
-        unpack(backend_code),
-        graphsets=glad_graphsets,
+        unpack(glad_layout.backend_code),
+        graphsets=glad_layout.graphsets,
         folds="results/glad/folds/{dataset}.json",
-        catalogue=DEEP.get("catalogue", "config/glad/detectors.yaml"),
+        catalogue=GLAD.deep.catalogue,
     output:
-        run=f"{RECORDS}/run.json",
+        run=f"{glad_layout.RECORDS}/run.json",
     log:
         "logs/glad/train/{backend}/{detector}_{dataset}_{setting}_fold{fold}.log",
     benchmark:
@@ -74,24 +29,24 @@ rule glad_train:
         backend="ubgold|own",
     conda:
         ENV
-    threads: DEEP.get("threads", 1)
+    threads: GLAD.deep.threads
     resources:
         mem_mb=8000,
         runtime=600,
     params:
         entry="graphaudit.glad.deep_tasks:train_run",
-        deep=deep_params("device", "max_epochs", "checkpoint_every_s", "threads", "test_rng", "memory_budget_gb"),
-        constant_features=GLAD["constant_features"],
+        training=config_slice(TrainingSettings, GLAD_DEEP_CONFIG),
+        constant_features=GLAD_CONFIG["constant_features"],
     script:
         RUN
 
 
-rule glad_replay:
+rule replay_detector_glad:
     input:
-        graphsets=glad_graphsets,
+        graphsets=glad_layout.graphsets,
         folds="results/glad/folds/{dataset}.json",
-        catalogue=DEEP.get("catalogue", "config/glad/detectors.yaml"),
-        runs=deep_runs,
+        catalogue=GLAD.deep.catalogue,
+        runs=GLAD_DEEP.runs,
     output:
         protocols="results/glad/replay/{detector}/{dataset}/protocols.csv",
         curves="results/glad/replay/{detector}/{dataset}/curves.csv",
@@ -103,146 +58,421 @@ rule glad_replay:
         ENV
     params:
         entry="graphaudit.glad.deep_tasks:replay_detector",
-        deep=deep_params("permutations", "size_matching"),
+        permutations=GLAD_DEEP_CONFIG["permutations"],
+        caliper=GLAD_DEEP_CONFIG["size_matching"]["caliper"],
     script:
         RUN
 
 
-rule glad_deep_tables:
+rule leaderboard_glad:
     input:
-        protocols=deep_replays("protocols"),
-        null=deep_replays("null"),
-        size_matched=deep_replays("size_matched"),
-        references=rules.glad_tables.output.references,
-        kernels=rules.glad_tables.output.kernels,
+        protocols=GLAD_PROTOCOLS,
     output:
-        leaderboard="results/glad/tables/leaderboard.csv",
-        leakage="results/glad/tables/leakage.csv",
-        hp_gap="results/glad/tables/hp_gap.csv",
-        kendall="results/glad/tables/kendall.csv",
-        decisions="results/glad/tables/decisions.csv",
-        robustness="results/glad/tables/robustness.csv",
-        friedman="results/glad/tables/friedman.csv",
-        pairwise="results/glad/tables/pairwise.csv",
-        perm_null="results/glad/tables/perm_null.csv",
-        size_matched="results/glad/tables/size_matched.csv",
-        table2="results/glad/tables/table2.csv",
-        table23="results/glad/tables/table23.csv",
-        table24="results/glad/tables/table24.csv",
-        table25="results/glad/tables/table25.csv",
-        table26="results/glad/tables/table26.csv",
-        table27="results/glad/tables/table27.csv",
-        table30="results/glad/tables/table30.csv",
-        table31="results/glad/tables/table31.csv",
-        table32="results/glad/tables/table32.csv",
-        table33="results/glad/tables/table33.csv",
-        table34="results/glad/tables/table34.csv",
+        table="results/glad/tables/leaderboard.csv",
     log:
-        "logs/glad/deep_tables.log",
+        "logs/glad/tables/leaderboard.log",
     conda:
         ENV
     params:
-        entry="graphaudit.glad.deep_tasks:deep_tables",
-        deep=deep_params("bootstrap", "size_matching"),
+        entry="graphaudit.glad.tables:leaderboard",
     script:
         RUN
 
 
-rule glad_deep_figures:
+rule leakage_glad:
     input:
-        table23=rules.glad_deep_tables.output.table23,
-        leakage=rules.glad_deep_tables.output.leakage,
-        hp_gap=rules.glad_deep_tables.output.hp_gap,
+        protocols=GLAD_PROTOCOLS,
     output:
-        fig3="results/glad/figures/fig3.png",
-        fig4="results/glad/figures/fig4.png",
-        fig5="results/glad/figures/fig5.png",
+        table="results/glad/tables/leakage.csv",
     log:
-        "logs/glad/deep_figures.log",
+        "logs/glad/tables/leakage.log",
     conda:
         ENV
     params:
-        entry="graphaudit.glad.deep_tasks:deep_figures",
+        entry="graphaudit.glad.tables:leakage",
+        bootstrap=GLAD_DEEP_CONFIG["bootstrap"],
+    script:
+        RUN
+
+
+rule hp_gap_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/hp_gap.csv",
+    log:
+        "logs/glad/tables/hp_gap.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:hp_gap",
+        bootstrap=GLAD_DEEP_CONFIG["bootstrap"],
+    script:
+        RUN
+
+
+rule kendall_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/kendall.csv",
+    log:
+        "logs/glad/tables/kendall.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:kendall",
+        bootstrap=GLAD_DEEP_CONFIG["bootstrap"],
+    script:
+        RUN
+
+
+rule decisions_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/decisions.csv",
+    log:
+        "logs/glad/tables/decisions.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:decisions",
+        bootstrap=GLAD_DEEP_CONFIG["bootstrap"],
+    script:
+        RUN
+
+
+rule friedman_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/friedman.csv",
+    log:
+        "logs/glad/tables/friedman.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:friedman",
+    script:
+        RUN
+
+
+rule pairwise_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/pairwise.csv",
+    log:
+        "logs/glad/tables/pairwise.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:pairwise",
+    script:
+        RUN
+
+
+rule perm_null_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+        null=GLAD_DEEP.replays("null"),
+    output:
+        table="results/glad/tables/perm_null.csv",
+    log:
+        "logs/glad/tables/perm_null.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:perm_null",
+    script:
+        RUN
+
+
+rule size_matched_glad:
+    input:
+        size_matched=GLAD_DEEP.replays("size_matched"),
+    output:
+        table="results/glad/tables/size_matched.csv",
+    log:
+        "logs/glad/tables/size_matched.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:size_matched",
+        min_retained=GLAD_DEEP_CONFIG["size_matching"]["min_retained"],
+    script:
+        RUN
+
+
+rule robustness_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/robustness.csv",
+    log:
+        "logs/glad/tables/robustness.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:robustness",
+    script:
+        RUN
+
+
+rule table2_glad:
+    input:
+        **GLAD_PART1,
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table2.csv",
+    log:
+        "logs/glad/tables/table2.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table2",
+        bootstrap=GLAD_DEEP_CONFIG["bootstrap"],
+    script:
+        RUN
+
+
+rule table23_glad:
+    input:
+        **GLAD_PART1,
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table23.csv",
+    log:
+        "logs/glad/tables/table23.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table23",
+        bootstrap=GLAD_DEEP_CONFIG["bootstrap"],
+    script:
+        RUN
+
+
+rule table24_glad:
+    input:
+        **GLAD_PART1,
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table24.csv",
+    log:
+        "logs/glad/tables/table24.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table24",
+    script:
+        RUN
+
+
+rule table25_glad:
+    input:
+        **GLAD_PART1,
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table25.csv",
+    log:
+        "logs/glad/tables/table25.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table25",
+    script:
+        RUN
+
+
+rule table26_glad:
+    input:
+        **GLAD_PART1,
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table26.csv",
+    log:
+        "logs/glad/tables/table26.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table26",
+    script:
+        RUN
+
+
+rule table27_glad:
+    input:
+        **GLAD_PART1,
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table27.csv",
+    log:
+        "logs/glad/tables/table27.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table27",
+    script:
+        RUN
+
+
+rule table30_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table30.csv",
+    log:
+        "logs/glad/tables/table30.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table30",
+        bootstrap=GLAD_DEEP_CONFIG["bootstrap"],
+    script:
+        RUN
+
+
+rule table31_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table31.csv",
+    log:
+        "logs/glad/tables/table31.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table31",
+    script:
+        RUN
+
+
+rule table32_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table32.csv",
+    log:
+        "logs/glad/tables/table32.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table32",
+        bootstrap=GLAD_DEEP_CONFIG["bootstrap"],
+    script:
+        RUN
+
+
+rule table33_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table33.csv",
+    log:
+        "logs/glad/tables/table33.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table33",
+    script:
+        RUN
+
+
+rule table34_glad:
+    input:
+        protocols=GLAD_PROTOCOLS,
+    output:
+        table="results/glad/tables/table34.csv",
+    log:
+        "logs/glad/tables/table34.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table34",
+    script:
+        RUN
+
+
+rule fig3_glad:
+    input:
+        table23=rules.table23_glad.output.table,
+    output:
+        figure="results/glad/figures/fig3.png",
+    log:
+        "logs/glad/figures/fig3.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.figures:fig3",
+    script:
+        RUN
+
+
+rule fig4_glad:
+    input:
+        leakage=rules.leakage_glad.output.table,
+    output:
+        figure="results/glad/figures/fig4.png",
+    log:
+        "logs/glad/figures/fig4.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.figures:fig4",
+    script:
+        RUN
+
+
+rule fig5_glad:
+    input:
+        hp_gap=rules.hp_gap_glad.output.table,
+    output:
+        figure="results/glad/figures/fig5.png",
+    log:
+        "logs/glad/figures/fig5.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.figures:fig5",
     script:
         RUN
 
 
 rule glad_detectors:
     input:
-        rules.glad_deep_tables.output,
-        rules.glad_deep_figures.output,
+        rules.leaderboard_glad.output,
+        rules.leakage_glad.output,
+        rules.hp_gap_glad.output,
+        rules.kendall_glad.output,
+        rules.decisions_glad.output,
+        rules.friedman_glad.output,
+        rules.pairwise_glad.output,
+        rules.perm_null_glad.output,
+        rules.size_matched_glad.output,
+        rules.robustness_glad.output,
+        rules.table2_glad.output,
+        rules.table23_glad.output,
+        rules.table24_glad.output,
+        rules.table25_glad.output,
+        rules.table26_glad.output,
+        rules.table27_glad.output,
+        rules.table30_glad.output,
+        rules.table31_glad.output,
+        rules.table32_glad.output,
+        rules.table33_glad.output,
+        rules.table34_glad.output,
+        rules.fig3_glad.output,
+        rules.fig4_glad.output,
+        rules.fig5_glad.output,
 
 
-rule fig3_glad:
+# the study's target (here: it names the rules of both files): part 1, and part 2 when deep runs are asked for
+rule glad:
     input:
-        rules.glad_deep_figures.output.fig3,
+        rules.glad_baselines.input,
+        rules.glad_detectors.input if GLAD.deep.enabled else [],
 
 
-rule fig4_glad:
-    input:
-        rules.glad_deep_figures.output.fig4,
-
-
-rule fig5_glad:
-    input:
-        rules.glad_deep_figures.output.fig5,
-
-
-rule glad_decisions:
-    input:
-        rules.glad_deep_tables.output.decisions,
-
-
-rule table2_glad:
-    input:
-        rules.glad_deep_tables.output.table2,
-
-
-rule table23_glad:
-    input:
-        rules.glad_deep_tables.output.table23,
-
-
-rule table24_glad:
-    input:
-        rules.glad_deep_tables.output.table24,
-
-
-rule table25_glad:
-    input:
-        rules.glad_deep_tables.output.table25,
-
-
-rule table26_glad:
-    input:
-        rules.glad_deep_tables.output.table26,
-
-
-rule table27_glad:
-    input:
-        rules.glad_deep_tables.output.table27,
-
-
-rule table30_glad:
-    input:
-        rules.glad_deep_tables.output.table30,
-
-
-rule table31_glad:
-    input:
-        rules.glad_deep_tables.output.table31,
-
-
-rule table32_glad:
-    input:
-        rules.glad_deep_tables.output.table32,
-
-
-rule table33_glad:
-    input:
-        rules.glad_deep_tables.output.table33,
-
-
-rule table34_glad:
-    input:
-        rules.glad_deep_tables.output.table34,
+STUDY_TARGETS["glad"] = list(rules.glad.input)

@@ -1,9 +1,20 @@
 # graphlm study (paper 003), part 1: serialization, gSpan mining, bootstrap calibration, generated-set evaluator.
+# Each table and figure has its own rule <name>_graphlm -> graphaudit.graphlm.tables:<name> (figures: .figures).
+from graphaudit.common.settings import load_settings
+from graphaudit.graphlm.settings import GraphlmSettings
 
-GRAPHLM = config["graphlm"]
-GRAPHLM_DATASETS = list(GRAPHLM["datasets"])
-GRAPHLM_REPLICATES = list(range(GRAPHLM["bootstrap"]["replicates"]))
-GRAPHLM_GENERATORS = list(GRAPHLM["generators"])
+GRAPHLM_CONFIG = config["graphlm"]  # params pass plain slices of it (Snakemake compares them to decide reruns)
+GRAPHLM = load_settings(GraphlmSettings, GRAPHLM_CONFIG, "graphlm")
+GRAPHLM_OUT = "results/graphlm"
+GRAPHLM_STATS = expand(f"{GRAPHLM_OUT}/{{dataset}}/stats.json", dataset=GRAPHLM.datasets)
+GRAPHLM_BOOTSTRAP = expand(
+    f"{GRAPHLM_OUT}/{{dataset}}/bootstrap/r{{replicate}}.json",
+    dataset=GRAPHLM.datasets,
+    replicate=range(GRAPHLM.bootstrap.replicates),
+)
+GRAPHLM_EVALUATIONS = expand(
+    f"{GRAPHLM_OUT}/{{dataset}}/evaluation/{{generator}}.json", dataset=GRAPHLM.datasets, generator=GRAPHLM.generators
+)
 
 
 rule graphlm_corpus:
@@ -17,8 +28,8 @@ rule graphlm_corpus:
     conda:
         ENV
     params:
-        entry="graphaudit.graphlm.tasks:build_corpus",
-        components=GRAPHLM["components"],
+        entry="graphaudit.graphlm.tasks:graphlm_corpus",
+        components=GRAPHLM_CONFIG["components"],
     script:
         RUN
 
@@ -39,8 +50,8 @@ rule graphlm_mine_training:
         mem_mb=16000,
         runtime=240,
     params:
-        entry="graphaudit.graphlm.tasks:mine_training",
-        gspan=GRAPHLM["gspan"],
+        entry="graphaudit.graphlm.tasks:graphlm_mine_training",
+        gspan=GRAPHLM_CONFIG["gspan"],
     script:
         RUN
 
@@ -59,9 +70,9 @@ rule graphlm_bootstrap:
         mem_mb=16000,
         runtime=240,
     params:
-        entry="graphaudit.graphlm.tasks:bootstrap_replicate",
-        gspan=GRAPHLM["gspan"],
-        n_gen=GRAPHLM["n_gen"],
+        entry="graphaudit.graphlm.tasks:graphlm_bootstrap",
+        gspan=GRAPHLM_CONFIG["gspan"],
+        n_gen=GRAPHLM_CONFIG["n_gen"],
     script:
         RUN
 
@@ -78,8 +89,8 @@ rule graphlm_generate:
     conda:
         ENV
     params:
-        entry="graphaudit.graphlm.tasks:generate",
-        n_gen=GRAPHLM["n_gen"],
+        entry="graphaudit.graphlm.tasks:graphlm_generate",
+        n_gen=GRAPHLM_CONFIG["n_gen"],
     script:
         RUN
 
@@ -89,7 +100,9 @@ rule graphlm_evaluate:
         generated="results/graphlm/{dataset}/generated/{generator}.dfs.txt",
         sequences="results/graphlm/{dataset}/train.dfs.txt",
         patterns="results/graphlm/{dataset}/patterns.json",
-        bootstrap=expand("results/graphlm/{{dataset}}/bootstrap/r{replicate}.json", replicate=GRAPHLM_REPLICATES),
+        bootstrap=expand(
+            "results/graphlm/{{dataset}}/bootstrap/r{replicate}.json", replicate=range(GRAPHLM.bootstrap.replicates)
+        ),
     output:
         metrics="results/graphlm/{dataset}/evaluation/{generator}.json",
     log:
@@ -97,8 +110,8 @@ rule graphlm_evaluate:
     conda:
         ENV
     params:
-        entry="graphaudit.graphlm.tasks:evaluate",
-        gspan=GRAPHLM["gspan"],
+        entry="graphaudit.graphlm.tasks:graphlm_evaluate",
+        gspan=GRAPHLM_CONFIG["gspan"],
     script:
         RUN
 
@@ -106,7 +119,7 @@ rule graphlm_evaluate:
 rule graphlm_sensitivity:
     input:
         sequences="results/graphlm/{dataset}/train.dfs.txt",
-        generated=expand("results/graphlm/{{dataset}}/generated/{generator}.dfs.txt", generator=GRAPHLM_GENERATORS),
+        generated=expand("results/graphlm/{{dataset}}/generated/{generator}.dfs.txt", generator=GRAPHLM.generators),
     output:
         rows="results/graphlm/{dataset}/sensitivity.json",
     log:
@@ -114,70 +127,150 @@ rule graphlm_sensitivity:
     conda:
         ENV
     params:
-        entry="graphaudit.graphlm.tasks:sensitivity",
-        gspan=GRAPHLM["gspan"],
-        sigma=GRAPHLM["sensitivity"]["sigma"],
+        entry="graphaudit.graphlm.tasks:graphlm_sensitivity",
+        gspan=GRAPHLM_CONFIG["gspan"],
+        sigma=GRAPHLM_CONFIG["sensitivity"]["sigma"],
     script:
         RUN
-
-
-rule graphlm_tables:
-    input:
-        stats=expand("results/graphlm/{dataset}/stats.json", dataset=GRAPHLM_DATASETS),
-        patterns=expand("results/graphlm/{dataset}/patterns.json", dataset=GRAPHLM_DATASETS),
-        bootstrap=expand(
-            "results/graphlm/{dataset}/bootstrap/r{replicate}.json",
-            dataset=GRAPHLM_DATASETS,
-            replicate=GRAPHLM_REPLICATES,
-        ),
-        evaluations=expand(
-            "results/graphlm/{dataset}/evaluation/{generator}.json",
-            dataset=GRAPHLM_DATASETS,
-            generator=GRAPHLM_GENERATORS,
-        ),
-        sensitivity=expand("results/graphlm/{dataset}/sensitivity.json", dataset=GRAPHLM["sensitivity"]["datasets"]),
-    output:
-        datasets="results/graphlm/tables/datasets.csv",
-        serialization="results/graphlm/tables/serialization.csv",
-        patterns="results/graphlm/tables/patterns.csv",
-        bootstrap="results/graphlm/tables/bootstrap.csv",
-        evaluation="results/graphlm/tables/evaluation.csv",
-        strata="results/graphlm/tables/strata.csv",
-        fig1="results/graphlm/figures/fig1.png",
-        sensitivity="results/graphlm/tables/sensitivity.csv",
-    log:
-        "logs/graphlm/tables.log",
-    conda:
-        ENV
-    params:
-        entry="graphaudit.graphlm.tasks:build_tables",
-    script:
-        RUN
-
-
-rule graphlm_mining:
-    input:
-        rules.graphlm_tables.output,
 
 
 rule table9_graphlm:
     input:
-        rules.graphlm_tables.output.datasets,
+        stats=GRAPHLM_STATS,
+    output:
+        table=f"{GRAPHLM_OUT}/tables/table9.csv",
+    log:
+        "logs/graphlm/tables/table9.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:table9",
+    script:
+        RUN
 
 
 rule table10_graphlm:
     input:
-        rules.graphlm_tables.output.serialization,
+        stats=GRAPHLM_STATS,
+    output:
+        table=f"{GRAPHLM_OUT}/tables/table10.csv",
+    log:
+        "logs/graphlm/tables/table10.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:table10",
+    script:
+        RUN
+
+
+rule patterns_graphlm:
+    input:
+        patterns=expand(f"{GRAPHLM_OUT}/{{dataset}}/patterns.json", dataset=GRAPHLM.datasets),
+    output:
+        table=f"{GRAPHLM_OUT}/tables/patterns.csv",
+    log:
+        "logs/graphlm/tables/patterns.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:patterns",
+    script:
+        RUN
+
+
+rule bootstrap_graphlm:
+    input:
+        bootstrap=GRAPHLM_BOOTSTRAP,
+    output:
+        table=f"{GRAPHLM_OUT}/tables/bootstrap.csv",
+    log:
+        "logs/graphlm/tables/bootstrap.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:bootstrap",
+    script:
+        RUN
+
+
+rule evaluation_graphlm:
+    input:
+        evaluations=GRAPHLM_EVALUATIONS,
+    output:
+        table=f"{GRAPHLM_OUT}/tables/evaluation.csv",
+    log:
+        "logs/graphlm/tables/evaluation.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:evaluation",
+    script:
+        RUN
+
+
+rule strata_graphlm:
+    input:
+        evaluations=GRAPHLM_EVALUATIONS,
+    output:
+        table=f"{GRAPHLM_OUT}/tables/strata.csv",
+    log:
+        "logs/graphlm/tables/strata.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:strata",
+    script:
+        RUN
+
+
+rule sensitivity_graphlm:
+    input:
+        evaluations=GRAPHLM_EVALUATIONS,
+        sensitivity=expand(f"{GRAPHLM_OUT}/{{dataset}}/sensitivity.json", dataset=GRAPHLM.sensitivity.datasets),
+    output:
+        table=f"{GRAPHLM_OUT}/tables/sensitivity.csv",
+    log:
+        "logs/graphlm/tables/sensitivity.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:sensitivity",
+    script:
+        RUN
 
 
 rule fig1_graphlm:
     input:
-        rules.graphlm_tables.output.fig1,
+        evaluation=rules.evaluation_graphlm.output.table,
+        bootstrap=rules.bootstrap_graphlm.output.table,
+    output:
+        figure=f"{GRAPHLM_OUT}/figures/fig1.png",
+    log:
+        "logs/graphlm/figures/fig1.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.figures:fig1",
+    script:
+        RUN
 
 
 rule graphlm:
     input:
-        rules.graphlm_tables.output,
+        rules.table9_graphlm.output,
+        rules.table10_graphlm.output,
+        rules.patterns_graphlm.output,
+        rules.bootstrap_graphlm.output,
+        rules.evaluation_graphlm.output,
+        rules.strata_graphlm.output,
+        rules.fig1_graphlm.output,
+        rules.sensitivity_graphlm.output,
+
+
+rule graphlm_mining:
+    input:
+        rules.graphlm.input,
 
 
 STUDY_TARGETS["graphlm"] = list(rules.graphlm.input)

@@ -1,48 +1,35 @@
 # llmpattern study (paper 004): the graph-pattern comprehension benchmark with offline responders and, when
 # configured, language models behind an OpenAI-compatible endpoint or imported responses.
-import graphaudit.llmpattern.tasks as llm_tasks
+# Each table has its own rule <name>_llmpattern -> graphaudit.llmpattern.tables:<name>.
+from graphaudit.common.settings import load_settings
+from graphaudit.llmpattern.settings import LlmpatternSettings, item_params, respond_params
+from graphaudit.llmpattern.tables import TABLES as LLM_TABLES
+from graphaudit.llmpattern.tasks import DERIVED as LLM_DERIVED
+from graphaudit.llmpattern.tasks import SETS as LLM_SETS
+from graphaudit.llmpattern.tasks import covers, responder_slug
 
-LLM = {**config["llmpattern"], "seed": config["seed"]}
+LLM = load_settings(LlmpatternSettings, config["llmpattern"], "llmpattern")
 LLM_DATA = "data/generated/llmpattern"
 LLM_OUT = "results/llmpattern"
-LLM_ITEMS = {
-    k: LLM[k]
-    for k in ("seed", "scales", "translation", "detection", "isomorphism", "modification", "frequent", "ba2motif")
-}
-LLM_RESPONDERS = {llm_tasks.responder_slug(spec): spec for spec in LLM["responders"]}
-LLM_RUNS = [(s, r) for s in llm_tasks.SETS for r, spec in LLM_RESPONDERS.items() if llm_tasks.covers(spec, s)]
+LLM_RESPONDERS = {responder_slug(spec): spec for spec in LLM.responders}
+LLM_RUNS = [(s, r) for s in LLM_SETS for r, spec in LLM_RESPONDERS.items() if covers(spec, s)]
+LLM_SCORES = {s: [f"{LLM_OUT}/scores/{r}/{s}.csv" for run_set, r in LLM_RUNS if run_set == s] for s in LLM_SETS}
 
 
 rule llmpattern_items:
     input:
-        detection=lambda w: f"{LLM_DATA}/detection.jsonl" if w.set in llm_tasks.DERIVED else [],
+        detection=lambda w: f"{LLM_DATA}/detection.jsonl" if w.set in LLM_DERIVED else [],
     output:
         itemset=f"{LLM_DATA}/{{set}}.jsonl",
     log:
         "logs/llmpattern/items_{set}.log",
     wildcard_constraints:
-        set="|".join(llm_tasks.SETS),
+        set="|".join(LLM_SETS),
     conda:
         ENV
     params:
         entry="graphaudit.llmpattern.tasks:llmpattern_items",
-        llmpattern=LLM_ITEMS,
-    script:
-        RUN
-
-
-rule llmpattern_statistics:
-    input:
-        itemsets=expand(f"{LLM_DATA}/{{set}}.jsonl", set=llm_tasks.SETS),
-    output:
-        table12=f"{LLM_OUT}/tables/table12.csv",
-        occurrences=f"{LLM_OUT}/tables/occurrences.csv",
-    log:
-        "logs/llmpattern/statistics.log",
-    conda:
-        ENV
-    params:
-        entry="graphaudit.llmpattern.tasks:llmpattern_statistics",
+        generation=lambda w: item_params(LLM, config["seed"], w.set),
     script:
         RUN
 
@@ -58,7 +45,7 @@ rule llmpattern_respond:
     benchmark:
         "benchmarks/llmpattern/respond_{responder}_{set}.tsv"
     wildcard_constraints:
-        set="|".join(llm_tasks.SETS),
+        set="|".join(LLM_SETS),
         responder="|".join(LLM_RESPONDERS),
     conda:
         ENV
@@ -66,104 +53,237 @@ rule llmpattern_respond:
         entry="graphaudit.llmpattern.tasks:llmpattern_respond",
         # the response cache outlives failed jobs, so a rerun asks a model only what is missing
         cache=lambda w: f"{LLM_OUT}/cache/{w.responder}/{w.set}.jsonl",
-        llmpattern=lambda w: {
-            **{k: LLM[k] for k in ("seed", "n_eval", "formats", "detection", "ba2motif", "model")},
-            "responders": [LLM_RESPONDERS[w.responder]],
-        },
-    script:
-        RUN
-
-
-rule llmpattern_tables:
-    input:
-        tables=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
-    output:
-        **{name: f"{LLM_OUT}/tables/{name}.csv" for name in [*llm_tasks.TABLES, "table20", "summary"]},
-    log:
-        "logs/llmpattern/tables.log",
-    conda:
-        ENV
-    params:
-        entry="graphaudit.llmpattern.tasks:llmpattern_tables",
-    script:
-        RUN
-
-
-rule llmpattern_paper_consistency:
-    input:
-        values=LLM["paper_values"],
-    output:
-        table=f"{LLM_OUT}/tables/paper_consistency.csv",
-    log:
-        "logs/llmpattern/paper_consistency.log",
-    conda:
-        ENV
-    params:
-        entry="graphaudit.llmpattern.paper_checks:paper_consistency",
+        respond=lambda w: respond_params(LLM, config["seed"], w.set, LLM_RESPONDERS[w.responder]),
     script:
         RUN
 
 
 rule table2_llmpattern:
     input:
-        rules.llmpattern_tables.output.table2,
+        scores=LLM_SCORES[LLM_TABLES["table2"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table2.csv",
+    log:
+        "logs/llmpattern/tables/table2.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table2",
+    script:
+        RUN
 
 
 rule table3_llmpattern:
     input:
-        rules.llmpattern_tables.output.table3,
+        scores=LLM_SCORES[LLM_TABLES["table3"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table3.csv",
+    log:
+        "logs/llmpattern/tables/table3.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table3",
+    script:
+        RUN
 
 
 rule table4_llmpattern:
     input:
-        rules.llmpattern_tables.output.table4,
+        scores=LLM_SCORES[LLM_TABLES["table4"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table4.csv",
+    log:
+        "logs/llmpattern/tables/table4.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table4",
+    script:
+        RUN
 
 
 rule table5_llmpattern:
     input:
-        rules.llmpattern_tables.output.table5,
+        scores=LLM_SCORES[LLM_TABLES["table5"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table5.csv",
+    log:
+        "logs/llmpattern/tables/table5.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table5",
+    script:
+        RUN
 
 
 rule table6_llmpattern:
     input:
-        rules.llmpattern_tables.output.table6,
+        scores=LLM_SCORES[LLM_TABLES["table6"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table6.csv",
+    log:
+        "logs/llmpattern/tables/table6.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table6",
+    script:
+        RUN
 
 
 rule table7_llmpattern:
     input:
-        rules.llmpattern_tables.output.table7,
+        scores=LLM_SCORES[LLM_TABLES["table7"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table7.csv",
+    log:
+        "logs/llmpattern/tables/table7.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table7",
+    script:
+        RUN
 
 
 rule table8_llmpattern:
     input:
-        rules.llmpattern_tables.output.table8,
+        scores=LLM_SCORES[LLM_TABLES["table8"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table8.csv",
+    log:
+        "logs/llmpattern/tables/table8.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table8",
+    script:
+        RUN
 
 
 rule table18_llmpattern:
     input:
-        rules.llmpattern_tables.output.table18,
+        scores=LLM_SCORES[LLM_TABLES["table18"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table18.csv",
+    log:
+        "logs/llmpattern/tables/table18.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table18",
+    script:
+        RUN
 
 
 rule table19_llmpattern:
     input:
-        rules.llmpattern_tables.output.table19,
+        scores=LLM_SCORES[LLM_TABLES["table19"][1]],
+    output:
+        table=f"{LLM_OUT}/tables/table19.csv",
+    log:
+        "logs/llmpattern/tables/table19.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table19",
+    script:
+        RUN
 
 
 rule table20_llmpattern:
     input:
-        rules.llmpattern_tables.output.table20,
+        scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
+    output:
+        table=f"{LLM_OUT}/tables/table20.csv",
+    log:
+        "logs/llmpattern/tables/table20.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table20",
+    script:
+        RUN
+
+
+rule summary_llmpattern:
+    input:
+        scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
+    output:
+        table=f"{LLM_OUT}/tables/summary.csv",
+    log:
+        "logs/llmpattern/tables/summary.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:summary",
+    script:
+        RUN
 
 
 rule table12_llmpattern:
     input:
-        rules.llmpattern_statistics.output.table12,
+        itemsets=expand(f"{LLM_DATA}/{{set}}.jsonl", set=LLM_SETS),
+    output:
+        table=f"{LLM_OUT}/tables/table12.csv",
+    log:
+        "logs/llmpattern/tables/table12.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table12",
+    script:
+        RUN
+
+
+rule occurrences_llmpattern:
+    input:
+        detection=f"{LLM_DATA}/detection.jsonl",
+    output:
+        table=f"{LLM_OUT}/tables/occurrences.csv",
+    log:
+        "logs/llmpattern/tables/occurrences.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:occurrences",
+    script:
+        RUN
+
+
+rule paper_consistency_llmpattern:
+    input:
+        values=LLM.paper_values,
+    output:
+        table=f"{LLM_OUT}/tables/paper_consistency.csv",
+    log:
+        "logs/llmpattern/tables/paper_consistency.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:paper_consistency",
+    script:
+        RUN
 
 
 rule llmpattern:
     input:
-        rules.llmpattern_tables.output,
-        rules.llmpattern_statistics.output,
-        rules.llmpattern_paper_consistency.output,
+        rules.table2_llmpattern.output,
+        rules.table3_llmpattern.output,
+        rules.table4_llmpattern.output,
+        rules.table5_llmpattern.output,
+        rules.table6_llmpattern.output,
+        rules.table7_llmpattern.output,
+        rules.table8_llmpattern.output,
+        rules.table18_llmpattern.output,
+        rules.table19_llmpattern.output,
+        rules.table20_llmpattern.output,
+        rules.summary_llmpattern.output,
+        rules.table12_llmpattern.output,
+        rules.occurrences_llmpattern.output,
+        rules.paper_consistency_llmpattern.output,
 
 
 STUDY_TARGETS["llmpattern"] = list(rules.llmpattern.input)

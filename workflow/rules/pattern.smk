@@ -1,29 +1,37 @@
 # pattern study (paper 000), part 1: regenerated PATTERN, canonical reuse counts, generator-aware predictors.
-import yaml
+# Every table and figure is its own rule: <name>_pattern -> graphaudit.pattern.tables:<name> (or .figures)
+# -> results/pattern/tables/<name>.csv. Each rule's params carry only the config keys its function reads.
+from graphaudit.common.settings import config_slice
+from graphaudit.common.settings import load_settings
+from graphaudit.pattern.planted.scoring import n_check_shards, n_shards
+from graphaudit.pattern.settings import (
+    BlindChains,
+    GeneratorLaw,
+    Generation,
+    HostFit,
+    PatternSettings,
+    Selection,
+    load_published,
+)
+from graphaudit.pattern.shards import shard_paths
 
-import graphaudit.pattern.scoring as pattern_scoring
-
-PATTERN = {**config["pattern"], "seed": config["seed"]}
-PATTERN_SETS = list(PATTERN["score_sets"])
+PATTERN_CONFIG = config["pattern"]
+PATTERN = load_settings(PatternSettings, PATTERN_CONFIG, "config.pattern")  # the whole section, checked once
+PATTERN_SEED = config["seed"]
+PATTERN_SELECTION = config_slice(Selection, PATTERN_CONFIG)  # which graphs each set scores, shard size
+PATTERN_SELECTED = load_settings(Selection, PATTERN_SELECTION)
+PATTERN_BOOTSTRAP = PATTERN_CONFIG["bootstrap"]
+PATTERN_QUOTED = load_published(PATTERN.published)
 PATTERN_DATA = "data/generated/pattern"
 PATTERN_OUT = "results/pattern"
+PATTERN_SCORES = f"{PATTERN_OUT}/scores"
 PATTERN_SET_FILE = {"test": "official_test", "val": "official_val", "fresh": "fresh", "familiar": "familiar"}
-# Each rule gets only the settings it reads, so changing one (say, bootstrap replicates) reruns only what depends on it.
-PATTERN_SELECT = {k: PATTERN[k] for k in ("seed", "n_patterns", "per_pattern", "evaluate", "sets", "shard_size")}
-PATTERN_CHAINS = {k: PATTERN["blind"][k] for k in ("restarts", "iterations", "prior", "noprior")}
-PATTERN_QUOTED = yaml.safe_load(Path(PATTERN["published"]).read_text(encoding="utf-8"))
-PATTERN_PUBLISHED = PATTERN_QUOTED["published"]
 
 
-def pattern_shards(set_name, kind):
-    n = pattern_scoring.n_shards(set_name, PATTERN)
-    return [f"{PATTERN_OUT}/{set_name}/{kind}/shard{k}.npz" for k in range(n)]
-
-
-rule pattern_generate:
+rule generate_pattern:
     input:
         # the official release (registry entry PATTERN) when pattern.source is release; else nothing to read
-        **({"release": "data/processed/PATTERN.npz"} if PATTERN["source"] == "release" else {}),
+        **({"release": "data/processed/PATTERN.npz"} if PATTERN.source == "release" else {}),
     output:
         **{f"official_{s}": f"{PATTERN_DATA}/official_{s}.npz" for s in ("train", "val", "test")},
         **{f"truth_official_{s}": f"{PATTERN_DATA}/truth/official_{s}.npz" for s in ("train", "val", "test")},
@@ -36,33 +44,50 @@ rule pattern_generate:
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:generate",
-        pattern={k: PATTERN[k] for k in ("seed", "source", "version", "size_law", "n_patterns", "per_pattern", "sets")},
+        entry="graphaudit.pattern.planted.tasks:generate",
+        pattern=config_slice(Generation, PATTERN_CONFIG),
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule pattern_library:
+rule library_pattern:
     input:
         train=f"{PATTERN_DATA}/official_train.npz",
         val=f"{PATTERN_DATA}/official_val.npz",
         test=f"{PATTERN_DATA}/official_test.npz",
     output:
         library=f"{PATTERN_OUT}/library.npz",
-        table6=f"{PATTERN_OUT}/tables/table6.csv",
+        ids=f"{PATTERN_OUT}/pattern_ids.csv",
     log:
         "logs/pattern/library.log",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:library",
+        entry="graphaudit.pattern.planted.tasks:library",
     script:
         RUN
 
 
-rule pattern_generator_checks:
+rule table6_pattern:
     input:
-        library=f"{PATTERN_OUT}/library.npz",
+        library=rules.library_pattern.output.library,
+        ids=rules.library_pattern.output.ids,
+    output:
+        table=f"{PATTERN_OUT}/tables/table6.csv",
+    log:
+        "logs/pattern/table6.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:table6",
+    script:
+        RUN
+
+
+rule generator_checks_pattern:
+    input:
+        library=rules.library_pattern.output.library,
         train=f"{PATTERN_DATA}/official_train.npz",
     output:
         table=f"{PATTERN_OUT}/tables/generator_checks.csv",
@@ -71,13 +96,13 @@ rule pattern_generator_checks:
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:generator_checks",
-        pattern={k: PATTERN[k] for k in ("version", "size_law")},
+        entry="graphaudit.pattern.tables:generator_checks",
+        law=config_slice(GeneratorLaw, PATTERN_CONFIG),
     script:
         RUN
 
 
-rule pattern_blind:
+rule blind_pattern:
     input:
         graphs=lambda w: f"{PATTERN_DATA}/{PATTERN_SET_FILE[w.set]}.npz",
     output:
@@ -85,57 +110,65 @@ rule pattern_blind:
     log:
         "logs/pattern/blind_{set}_{variant}_{shard}.log",
     wildcard_constraints:
+        set="|".join(PATTERN_SET_FILE),
         variant="prior|noprior",
         shard=r"\d+",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:blind",
-        pattern={**PATTERN_SELECT, "blind": PATTERN_CHAINS},
+        entry="graphaudit.pattern.planted.tasks:blind",
+        selection=PATTERN_SELECTION,
+        blind=config_slice(BlindChains, PATTERN_CONFIG["blind"]),
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule pattern_blind_checks:
+rule start_chains_pattern:
     input:
         graphs=f"{PATTERN_DATA}/official_test.npz",
     output:
         chains=f"{PATTERN_OUT}/test/blind_checks/shard{{shard}}.npz",
     log:
-        "logs/pattern/blind_checks_{shard}.log",
+        "logs/pattern/start_chains_{shard}.log",
     wildcard_constraints:
         shard=r"\d+",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:blind_checks",
-        pattern={**PATTERN_SELECT, "blind": PATTERN["blind"]},
+        entry="graphaudit.pattern.planted.tasks:start_chains",
+        selection=PATTERN_SELECTION,
+        blind=PATTERN_CONFIG["blind"],
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule pattern_blind_checks_table:
+rule blind_checks_pattern:
     input:
         train=f"{PATTERN_DATA}/official_train.npz",
         test=f"{PATTERN_DATA}/official_test.npz",
-        chains=[f"{PATTERN_OUT}/test/blind_checks/shard{k}.npz" for k in range(pattern_scoring.n_check_shards(PATTERN))],
+        chains=shard_paths(f"{PATTERN_OUT}/test/blind_checks", n_check_shards(PATTERN_SELECTED, PATTERN.blind.checks)),
     output:
         table=f"{PATTERN_OUT}/tables/blind_checks.csv",
     log:
-        "logs/pattern/blind_checks_table.log",
+        "logs/pattern/blind_checks.log",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:blind_checks_table",
-        pattern=PATTERN,
+        entry="graphaudit.pattern.tables:blind_checks",
+        selection=PATTERN_SELECTION,
+        checks=PATTERN_CONFIG["blind"]["checks"],
+        bootstrap=PATTERN_BOOTSTRAP,
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule pattern_match:
+rule match_pattern:
     input:
         graphs=lambda w: f"{PATTERN_DATA}/{PATTERN_SET_FILE[w.set]}.npz",
-        library=f"{PATTERN_OUT}/library.npz",
+        library=rules.library_pattern.output.library,
         noprior=f"{PATTERN_OUT}/{{set}}/blind_noprior/shard{{shard}}.npz",
     output:
         predictions=f"{PATTERN_OUT}/{{set}}/matcher/shard{{shard}}.npz",
@@ -144,48 +177,144 @@ rule pattern_match:
     benchmark:
         "benchmarks/pattern/match_{set}_{shard}.tsv"
     wildcard_constraints:
+        set="|".join(PATTERN_SET_FILE),
         shard=r"\d+",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:match",
-        pattern={
-            **PATTERN_SELECT,
-            "blind": {k: PATTERN["blind"][k] for k in ("restarts", "iterations")},
-            "matcher": PATTERN["matcher"],
-        },
+        entry="graphaudit.pattern.planted.tasks:match",
+        selection=PATTERN_SELECTION,
+        host=config_slice(HostFit, PATTERN_CONFIG["blind"]),
+        matcher=PATTERN_CONFIG["matcher"],
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule pattern_tables:
+rule scores_pattern:
     input:
-        **{s: f"{PATTERN_DATA}/{PATTERN_SET_FILE[s]}.npz" for s in PATTERN_SETS},
-        **{f"blind_{v}_{s}": pattern_shards(s, f"blind_{v}") for s in PATTERN_SETS for v in ("prior", "noprior")},
-        **{f"matcher_{s}": pattern_shards(s, "matcher") for s in PATTERN_SETS},
+        **{s: f"{PATTERN_DATA}/{PATTERN_SET_FILE[s]}.npz" for s in PATTERN.score_sets},
+        **{
+            f"{kind}_{s}": shard_paths(f"{PATTERN_OUT}/{s}/{kind}", n_shards(s, PATTERN_SELECTED))
+            for s in PATTERN.score_sets
+            for kind in ("blind_prior", "blind_noprior", "matcher")
+        },
         train=f"{PATTERN_DATA}/official_train.npz",
     output:
-        table2=f"{PATTERN_OUT}/tables/table2.csv",
-        table3=f"{PATTERN_OUT}/tables/table3.csv",
-        table7=f"{PATTERN_OUT}/tables/table7.csv",
-        table8=f"{PATTERN_OUT}/tables/table8.csv",
-        matcher=f"{PATTERN_OUT}/tables/matcher_diagnostics.csv",
-        appendix_b=f"{PATTERN_OUT}/tables/appendix_b.csv",
-        fig2=f"{PATTERN_OUT}/figures/fig2.png",
+        counts=f"{PATTERN_SCORES}/counts.csv",
+        graphs=f"{PATTERN_SCORES}/graphs.csv",
+        sets=f"{PATTERN_SCORES}/sets.csv",
     log:
-        "logs/pattern/tables.log",
+        "logs/pattern/scores.log",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:tables",
-        pattern=PATTERN,
-        sets=PATTERN_SETS,
-        published=PATTERN_PUBLISHED,
+        entry="graphaudit.pattern.planted.tasks:scores",
+        selection=PATTERN_SELECTION,
+        sets=PATTERN_CONFIG["score_sets"],
     script:
         RUN
 
 
-rule pattern_reuse_figure:
+rule table2_pattern:
+    input:
+        counts=rules.scores_pattern.output.counts,
+    output:
+        table=f"{PATTERN_OUT}/tables/table2.csv",
+    log:
+        "logs/pattern/table2.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:table2",
+        published=PATTERN_QUOTED["published"],
+        bootstrap=PATTERN_BOOTSTRAP,
+        seed=PATTERN_SEED,
+    script:
+        RUN
+
+
+rule table3_pattern:
+    input:
+        counts=rules.scores_pattern.output.counts,
+    output:
+        table=f"{PATTERN_OUT}/tables/table3.csv",
+    log:
+        "logs/pattern/table3.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:table3",
+        bootstrap=PATTERN_BOOTSTRAP,
+        batch=PATTERN_CONFIG["batch"],
+        seed=PATTERN_SEED,
+    script:
+        RUN
+
+
+rule table7_pattern:
+    input:
+        graphs=rules.scores_pattern.output.graphs,
+    output:
+        table=f"{PATTERN_OUT}/tables/table7.csv",
+    log:
+        "logs/pattern/table7.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:table7",
+    script:
+        RUN
+
+
+rule table8_pattern:
+    input:
+        counts=rules.scores_pattern.output.counts,
+    output:
+        table=f"{PATTERN_OUT}/tables/table8.csv",
+    log:
+        "logs/pattern/table8.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:table8",
+        batch=PATTERN_CONFIG["batch"],
+    script:
+        RUN
+
+
+rule matcher_diagnostics_pattern:
+    input:
+        graphs=rules.scores_pattern.output.graphs,
+    output:
+        table=f"{PATTERN_OUT}/tables/matcher_diagnostics.csv",
+    log:
+        "logs/pattern/matcher_diagnostics.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:matcher_diagnostics",
+    script:
+        RUN
+
+
+rule appendix_b_pattern:
+    input:
+        graphs=rules.scores_pattern.output.graphs,
+        sets=rules.scores_pattern.output.sets,
+    output:
+        table=f"{PATTERN_OUT}/tables/appendix_b.csv",
+    log:
+        "logs/pattern/appendix_b.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:appendix_b",
+    script:
+        RUN
+
+
+rule fig1_pattern:
     input:
         train=f"{PATTERN_DATA}/official_train.npz",
         test=f"{PATTERN_DATA}/official_test.npz",
@@ -196,64 +325,41 @@ rule pattern_reuse_figure:
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.tasks:reuse_figure",
+        entry="graphaudit.pattern.figures:fig1",
         size=20,  # the paper shows the first test graph whose pattern has 20 nodes
-        seed=config["seed"],
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule table2_pattern:
-    input:
-        rules.pattern_tables.output.table2,
-
-
-rule table3_pattern:
-    input:
-        rules.pattern_tables.output.table3,
-
-
-rule table6_pattern:
-    input:
-        rules.pattern_library.output.table6,
-
-
-rule table7_pattern:
-    input:
-        rules.pattern_tables.output.table7,
-
-
-rule table8_pattern:
-    input:
-        rules.pattern_tables.output.table8,
-
-
-rule fig1_pattern:
-    input:
-        rules.pattern_reuse_figure.output.fig1,
-
-
 rule fig2_pattern:
     input:
-        rules.pattern_tables.output.fig2,
+        counts=rules.scores_pattern.output.counts,
+    output:
+        fig2=f"{PATTERN_OUT}/figures/fig2.png",
+    log:
+        "logs/pattern/fig2.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.figures:fig2",
+        published=PATTERN_QUOTED["published"],
+        bootstrap=PATTERN_BOOTSTRAP,
+        seed=PATTERN_SEED,
+    script:
+        RUN
 
 
 rule pattern_matcher:
     input:
-        rules.pattern_tables.output,
-        rules.pattern_library.output.table6,
-        rules.pattern_generator_checks.output,
-        rules.pattern_reuse_figure.output,
-        rules.pattern_blind_checks_table.output,
-
-
-include: "pattern_baselines.smk"
-
-
-rule pattern:
-    input:
-        rules.pattern_matcher.input,
-        rules.pattern_baselines.input,
-
-
-STUDY_TARGETS["pattern"] = list(rules.pattern.input)
+        rules.table2_pattern.output,
+        rules.table3_pattern.output,
+        rules.table6_pattern.output,
+        rules.table7_pattern.output,
+        rules.table8_pattern.output,
+        rules.generator_checks_pattern.output,
+        rules.matcher_diagnostics_pattern.output,
+        rules.appendix_b_pattern.output,
+        rules.blind_checks_pattern.output,
+        rules.fig1_pattern.output,
+        rules.fig2_pattern.output,

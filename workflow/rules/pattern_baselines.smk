@@ -1,24 +1,23 @@
-# pattern study (paper 000), part 2: generator baselines for CLUSTER and Minesweeper (Table 4, Table 15).
-import graphaudit.pattern.cluster_tasks as cluster_tasks
-import graphaudit.pattern.minesweeper_tasks as ms_tasks
+# pattern study (paper 000), part 2: generator baselines for CLUSTER and Minesweeper (Table 4, Table 15), and the
+# study's target. Read after pattern.smk (the Snakefile includes both), whose PATTERN settings it uses.
+from graphaudit.common.settings import config_slice
+from graphaudit.pattern.cluster.tasks import n_cluster_shards
+from graphaudit.pattern.minesweeper.tasks import strip_parts
+from graphaudit.pattern.settings import StripChain
+from graphaudit.pattern.shards import shard_paths
 
-CLUSTER = {**config["pattern"]["cluster"], "seed": config["seed"]}
-CLUSTER_VARIANTS = list(CLUSTER["run"])
+CLUSTER_CONFIG = PATTERN_CONFIG["cluster"]
 CLUSTER_OUT = f"{PATTERN_OUT}/cluster"
-MINESWEEPER = {**config["pattern"]["minesweeper"], "seed": config["seed"]}
+CLUSTER_SAMPLES = {v: shard_paths(f"{CLUSTER_OUT}/{v}", n_cluster_shards(PATTERN.cluster)) for v in PATTERN.cluster.run}
+MS_CONFIG = PATTERN_CONFIG["minesweeper"]
 MS_OUT = f"{PATTERN_OUT}/minesweeper"
-MS_STRIP = MINESWEEPER["strip"]
-MS_LAST_PART = ms_tasks.strip_parts(MS_STRIP) - 1
+MS_LAST_PART = strip_parts(PATTERN.minesweeper.strip) - 1
 
 
-def cluster_shards(variant):
-    return [f"{CLUSTER_OUT}/{variant}/shard{k}.npz" for k in range(cluster_tasks.n_cluster_shards(CLUSTER))]
-
-
-rule cluster_generate:
+rule cluster_generate_pattern:
     input:
         # the official release (registry entry CLUSTER) when pattern.cluster.source is release
-        **({"release": "data/processed/CLUSTER.npz"} if CLUSTER["source"] == "release" else {}),
+        **({"release": "data/processed/CLUSTER.npz"} if PATTERN.cluster.source == "release" else {}),
     output:
         graphs="data/generated/cluster/test.npz",
     log:
@@ -26,15 +25,17 @@ rule cluster_generate:
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.cluster_tasks:cluster_generate",
-        cluster={k: CLUSTER[k] for k in ("seed", "source", "graphs")},
+        entry="graphaudit.pattern.cluster.tasks:cluster_generate",
+        source=CLUSTER_CONFIG["source"],
+        graphs=CLUSTER_CONFIG["graphs"],
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule cluster_sample:
+rule cluster_sample_pattern:
     input:
-        graphs=rules.cluster_generate.output.graphs,
+        graphs=rules.cluster_generate_pattern.output.graphs,
     output:
         samples=f"{CLUSTER_OUT}/{{variant}}/shard{{shard}}.npz",
     log:
@@ -42,138 +43,175 @@ rule cluster_sample:
     benchmark:
         "benchmarks/pattern/cluster_{variant}_{shard}.tsv"
     wildcard_constraints:
-        variant="|".join(CLUSTER_VARIANTS),
+        variant="|".join(PATTERN.cluster.run),
         shard=r"\d+",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.cluster_tasks:cluster_sample",
-        cluster=lambda w: {
-            **{k: CLUSTER[k] for k in ("seed", "shard_size")},
-            "variants": {w.variant: CLUSTER["variants"][w.variant]},
-        },
+        entry="graphaudit.pattern.cluster.tasks:cluster_sample",
+        shard_size=CLUSTER_CONFIG["shard_size"],
+        override=lambda w: CLUSTER_CONFIG["variants"][w.variant],
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule cluster_score:
+rule cluster_pattern:
     input:
-        **{f"samples_{v}": cluster_shards(v) for v in CLUSTER_VARIANTS},
-        graphs=rules.cluster_generate.output.graphs,
+        **{f"samples_{v}": paths for v, paths in CLUSTER_SAMPLES.items()},
+        graphs=rules.cluster_generate_pattern.output.graphs,
     output:
         table=f"{PATTERN_OUT}/tables/cluster.csv",
-        differences=f"{PATTERN_OUT}/tables/cluster_differences.csv",
     log:
-        "logs/pattern/cluster_score.log",
+        "logs/pattern/cluster.log",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.cluster_tasks:cluster_score",
-        cluster={"seed": CLUSTER["seed"], "variants": {v: CLUSTER["variants"][v] for v in CLUSTER_VARIANTS}},
-        replicates=config["pattern"]["bootstrap"]["replicates"],
-        batch=config["pattern"]["batch"],
+        entry="graphaudit.pattern.tables:cluster",
+        run=CLUSTER_CONFIG["run"],
+        bootstrap=PATTERN_BOOTSTRAP,
+        batch=PATTERN_CONFIG["batch"],
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule ms_board:
+rule cluster_differences_pattern:
+    input:
+        **{f"samples_{v}": paths for v, paths in CLUSTER_SAMPLES.items()},
+        graphs=rules.cluster_generate_pattern.output.graphs,
+    output:
+        table=f"{PATTERN_OUT}/tables/cluster_differences.csv",
+    log:
+        "logs/pattern/cluster_differences.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:cluster_differences",
+        run=CLUSTER_CONFIG["run"],
+        bootstrap=PATTERN_BOOTSTRAP,
+        seed=PATTERN_SEED,
+    script:
+        RUN
+
+
+rule minesweeper_board_pattern:
     input:
         # the released board (registry entry minesweeper: download or mirror) when pattern.minesweeper.source is official
-        **({"source": "data/raw/minesweeper/SOURCE.json"} if MINESWEEPER["source"] == "official" else {}),
+        **({"source": "data/raw/minesweeper/SOURCE.json"} if PATTERN.minesweeper.source == "official" else {}),
     output:
         board="data/generated/minesweeper/board.npz",
     log:
-        "logs/pattern/ms_board.log",
+        "logs/pattern/minesweeper_board.log",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.minesweeper_tasks:ms_board",
-        minesweeper={k: MINESWEEPER[k] for k in ("seed", "source")},
+        entry="graphaudit.pattern.minesweeper.tasks:minesweeper_board",
+        source=MS_CONFIG["source"],
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule ms_bp:
+rule minesweeper_bp_pattern:
     input:
-        board=rules.ms_board.output.board,
+        board=rules.minesweeper_board_pattern.output.board,
     output:
         marginals=f"{MS_OUT}/bp_{{information}}.npz",
     log:
-        "logs/pattern/ms_bp_{information}.log",
+        "logs/pattern/minesweeper_bp_{information}.log",
     benchmark:
-        "benchmarks/pattern/ms_bp_{information}.tsv"
+        "benchmarks/pattern/minesweeper_bp_{information}.tsv"
     wildcard_constraints:
         information="features|labels",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.minesweeper_tasks:ms_bp",
-        bp=MINESWEEPER["bp"],
+        entry="graphaudit.pattern.minesweeper.tasks:minesweeper_bp",
+        bp=MS_CONFIG["bp"],
     script:
         RUN
 
 
-rule ms_selftest:
+rule minesweeper_selftest_pattern:
     output:
         checks=f"{MS_OUT}/self_tests.json",
     log:
-        "logs/pattern/ms_selftest.log",
+        "logs/pattern/minesweeper_selftest.log",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.minesweeper_tasks:ms_selftest",
-        seed=config["seed"],
+        entry="graphaudit.pattern.minesweeper.tasks:minesweeper_selftest",
+        seed=PATTERN_SEED,
     script:
         RUN
 
 
-rule ms_strip:
+rule minesweeper_strip_pattern:
     input:
-        board=rules.ms_board.output.board,
-        checks=rules.ms_selftest.output.checks,
-        previous=lambda w: [] if int(w.part) == 0 else f"{MS_OUT}/strip/chain{w.seed}/part{int(w.part) - 1}.npz",
+        board=rules.minesweeper_board_pattern.output.board,
+        checks=rules.minesweeper_selftest_pattern.output.checks,
+        previous=lambda w: ([] if int(w.part) == 0 else f"{MS_OUT}/strip/chain{w.seed}/part{int(w.part) - 1}.npz"),
     output:
         state=f"{MS_OUT}/strip/chain{{seed}}/part{{part}}.npz",
     log:
-        "logs/pattern/ms_strip_{seed}_{part}.log",
+        "logs/pattern/minesweeper_strip_{seed}_{part}.log",
     benchmark:
-        "benchmarks/pattern/ms_strip_{seed}_{part}.tsv"
+        "benchmarks/pattern/minesweeper_strip_{seed}_{part}.tsv"
     wildcard_constraints:
         seed=r"\d+",
         part=r"\d+",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.minesweeper_tasks:ms_strip",
-        strip=MS_STRIP,
+        entry="graphaudit.pattern.minesweeper.tasks:minesweeper_strip",
+        strip=config_slice(StripChain, MS_CONFIG["strip"]),
     script:
         RUN
 
 
-rule ms_score:
+MS_CHAINS = [f"{MS_OUT}/strip/chain{s}/part{MS_LAST_PART}.npz" for s in PATTERN.minesweeper.strip.seeds]
+
+
+rule minesweeper_pattern:
     input:
-        board=rules.ms_board.output.board,
+        board=rules.minesweeper_board_pattern.output.board,
         bp_features=f"{MS_OUT}/bp_features.npz",
         bp_labels=f"{MS_OUT}/bp_labels.npz",
-        checks=rules.ms_selftest.output.checks,
-        chains=[f"{MS_OUT}/strip/chain{s}/part{MS_LAST_PART}.npz" for s in MS_STRIP["seeds"]],
+        chains=MS_CHAINS,
     output:
         table=f"{PATTERN_OUT}/tables/minesweeper.csv",
-        table15=f"{PATTERN_OUT}/tables/table15.csv",
     log:
-        "logs/pattern/ms_score.log",
+        "logs/pattern/minesweeper.log",
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.minesweeper_tasks:ms_score",
+        entry="graphaudit.pattern.tables:minesweeper",
     script:
         RUN
 
 
-rule pattern_table4:
+rule table15_pattern:
     input:
-        cluster=rules.cluster_score.output.table,
-        minesweeper=rules.ms_score.output.table,
+        board=rules.minesweeper_board_pattern.output.board,
+        checks=rules.minesweeper_selftest_pattern.output.checks,
+        chains=MS_CHAINS,
+    output:
+        table=f"{PATTERN_OUT}/tables/table15.csv",
+    log:
+        "logs/pattern/table15.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.pattern.tables:table15",
+    script:
+        RUN
+
+
+rule table4_pattern:
+    input:
+        cluster=rules.cluster_pattern.output.table,
+        minesweeper=rules.minesweeper_pattern.output.table,
     output:
         table=f"{PATTERN_OUT}/tables/table4.csv",
     log:
@@ -181,24 +219,25 @@ rule pattern_table4:
     conda:
         ENV
     params:
-        entry="graphaudit.pattern.table4:table4",
+        entry="graphaudit.pattern.tables:table4",
         published=PATTERN_QUOTED["table4"],
     script:
         RUN
 
 
-rule table4_pattern:
-    input:
-        rules.pattern_table4.output.table,
-
-
-rule table15_pattern:
-    input:
-        rules.ms_score.output.table15,
-
-
 rule pattern_baselines:
     input:
-        rules.pattern_table4.output,
-        rules.cluster_score.output,
-        rules.ms_score.output,
+        rules.table4_pattern.output,
+        rules.cluster_pattern.output,
+        rules.cluster_differences_pattern.output,
+        rules.minesweeper_pattern.output,
+        rules.table15_pattern.output,
+
+
+rule pattern:
+    input:
+        rules.pattern_matcher.input,
+        rules.pattern_baselines.input,
+
+
+STUDY_TARGETS["pattern"] = list(rules.pattern.input)

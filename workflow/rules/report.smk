@@ -1,11 +1,17 @@
 # Report: every study's tables and figures with its claims table, as Markdown and HTML.
+import glob
+from pathlib import Path
+
+from graphaudit.common.workflow import study_targets
+
+CLAIMS_FILES = sorted(Path(p).stem for p in glob.glob("config/claims/*.yaml"))
 
 
 rule report:
     input:
-        datasets="results/data/datasets.csv",
+        datasets=rules.datasets_data.output.table,
         claims=expand("config/claims/{claims}.yaml", claims=CLAIMS_FILES),
-        studies=study_targets(STUDIES),
+        studies=study_targets(STUDY_TARGETS, STUDIES),
     output:
         markdown="results/report/index.md",
         html="results/report/index.html",
@@ -15,7 +21,7 @@ rule report:
     conda:
         ENV
     params:
-        entry="graphaudit.report.assemble:build_report",
+        entry="graphaudit.report.assemble:report",
         scale=config["scale"],
         studies=STUDIES,
     script:

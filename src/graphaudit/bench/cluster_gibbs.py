@@ -18,10 +18,10 @@ from graphaudit.bench.pattern_gibbs import REPEATS, allowed_blocks
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.pattern.blind import as_adjacency, chain_state, in_range, log_blocks
-from graphaudit.pattern.cluster import ClusterLaw, revealed_nodes
-from graphaudit.pattern.cluster_sampler import ChainTrace, block_pairs, sample_chain, size_shift
-from graphaudit.pattern.graphs import DenseGraphs
+from graphaudit.pattern.blocks import as_adjacency, chain_state, in_range, log_blocks
+from graphaudit.pattern.cluster.generator import ClusterLaw, revealed_nodes
+from graphaudit.pattern.cluster.sampler import LAW, ChainTrace, block_pairs, sample_chain, size_shift
+from graphaudit.pattern.dense import DenseGraphs
 
 __all__ = [
     "bench_cluster_gibbs",
@@ -80,7 +80,7 @@ def reference_chain(
     swap_uniforms: np.ndarray,
     prior: str,
 ) -> ChainTrace:
-    """:func:`graphaudit.pattern.cluster_sampler.sample_chain` in numpy, one update at a time."""
+    """:func:`graphaudit.pattern.cluster.sampler.sample_chain` in numpy, one update at a time."""
     adj = as_adjacency(adj)
     log_b, log_1mb = log_blocks(law.block_matrix())
     z = np.asarray(start, dtype=np.int64).copy()
@@ -132,7 +132,7 @@ def bench_rows(
     seed: int,
     sweeps: int,
     prior: str = "revealed",
-    law: ClusterLaw = ClusterLaw(),
+    law: ClusterLaw = LAW,
 ) -> list[dict]:
     """Time ``sweeps`` sweeps per graph ((adjacency, features) pairs), numba against numpy, on the same start
     and uniforms; raise if the chains differ. One row per graph (both sides do the same node-updates and

@@ -6,6 +6,7 @@ import logging
 
 import numpy as np
 
+from graphaudit.bench.settings import GraphletsBench
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.data.graphset import GraphSet
@@ -41,8 +42,8 @@ def peer(graphs: GraphSet) -> np.ndarray:
 
 def bench_graphlets(ctx: RuleContext) -> None:
     """Rule entry: time both on the first 100 graphs, check equal counts, write ``results/bench/graphlets.csv``."""
-    name = ctx.params["dataset"]
-    repeats = int(ctx.params["repeats"])
+    settings = ctx.settings("bench", GraphletsBench)
+    name, repeats = settings.dataset, settings.repeats
     graphs = first_graphs(GraphSet.load(ctx.input["graphset"]), GRAPHS)
     # Untimed warm-up: numba compiles (or loads its cache); the brute force loads networkx's atlas.
     graphlet_counts(graphs, MAX_K)

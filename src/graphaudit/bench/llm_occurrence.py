@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from graphaudit.bench.settings import LlmOccurrenceBench
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.datasets import Graph
@@ -102,8 +103,9 @@ def bench_rows(
 
 
 def bench_llm_occurrence(ctx: RuleContext) -> None:
-    """Rule entry: ``params.graphs`` graphs of each large detection set (undirected: 5 patterns, directed: 4)."""
-    count, seed = int(ctx.params["graphs"]), int(ctx.params.get("seed", 0))
+    """Rule entry: ``params.bench.graphs`` graphs of each large detection set (undirected: 5 patterns, directed: 4),
+    generated with the workflow's ``params.seed``."""
+    count, seed = ctx.settings("bench", LlmOccurrenceBench).graphs, ctx.params["seed"]
     undirected = bench_rows(large_detection_graphs(False, count, seed), UNDIRECTED_PATTERNS, "undirected")
     directed = bench_rows(large_detection_graphs(True, count, seed), DIRECTED_PATTERNS, "directed")
     total = {

@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from graphaudit.bench.settings import MiningBench
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.data.graphset import GraphSet
@@ -118,10 +119,10 @@ def bench_dataset(
 
 def bench_mining(ctx: RuleContext) -> None:
     """Rule entry: every configured data set, rows written to ``results/bench/mining.csv``."""
-    sigma, upper, repeats = float(ctx.params["sigma"]), int(ctx.params["upper"]), int(ctx.params["repeats"])
+    settings = ctx.settings("bench", MiningBench)
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(prefix="bench-mining-") as tmp:
-        for name, path in zip(ctx.params["datasets"], ctx.input_list("graphsets")):
+        for name, path in zip(settings.datasets, ctx.input_list("graphsets")):
             graphs = graphs_from_graphset(GraphSet.load(path))
-            rows += bench_dataset(name, graphs, sigma, upper, repeats, Path(tmp))
+            rows += bench_dataset(name, graphs, settings.sigma, settings.upper, settings.repeats, Path(tmp))
     write_bench(ctx.output["table"], rows)

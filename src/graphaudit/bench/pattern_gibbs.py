@@ -14,17 +14,9 @@ import numpy as np
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.pattern.blind import (
-    PATTERN_BLOCKS,
-    SIZE_RANGE,
-    ChainTrace,
-    as_adjacency,
-    chain_state,
-    in_range,
-    log_blocks,
-    sample_chain,
-)
-from graphaudit.pattern.graphs import DenseGraphs
+from graphaudit.pattern.blocks import as_adjacency, chain_state, in_range, log_blocks
+from graphaudit.pattern.dense import DenseGraphs
+from graphaudit.pattern.planted.blind import PATTERN_BLOCKS, SIZE_RANGE, ChainTrace, sample_chain
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +59,7 @@ def reference_chain(
     size_prior: bool,
     size_range: tuple[int, int] = SIZE_RANGE,
 ) -> ChainTrace:
-    """:func:`graphaudit.pattern.blind.sample_chain` in numpy, one node-update at a time."""
+    """:func:`graphaudit.pattern.planted.blind.sample_chain` in numpy, one node-update at a time."""
     adj = as_adjacency(adj).astype(bool)
     log_b, log_1mb = log_blocks(blocks)
     z = np.asarray(start, dtype=np.int64).copy()

@@ -4,7 +4,7 @@ with networkx's VF2 ``GraphMatcher``, the peer a user would otherwise pick.
 The reference replaces only the copy search: induced subgraph isomorphism (``subgraph_isomorphisms_iter``)
 with node_match on features, large patterns (14+ nodes) largest first in the whole graph, every copy of the
 small patterns inside the shortlist, deduplicated and capped as ours. Scoring and the decision are shared
-(:func:`graphaudit.pattern.matcher.decide_match`), so both must reach the same decision on every graph: the
+(:func:`graphaudit.pattern.planted.matcher.decide_match`), so both must reach the same decision on every graph: the
 same kind and pattern, and the same labels wherever the candidates are listed in full. A large copy is the
 first one each engine finds; when a graph holds two copies of the same pattern the engines may pick
 different ones (spec pitfall 17), which is counted and logged, not an error.
@@ -22,10 +22,10 @@ from networkx.algorithms import isomorphism
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.pattern.blind import pattern_blind_posterior
-from graphaudit.pattern.canon import LibraryPattern, load_library
-from graphaudit.pattern.graphs import DenseGraphs
-from graphaudit.pattern.matcher import (
+from graphaudit.pattern.dense import DenseGraphs
+from graphaudit.pattern.planted.blind import pattern_blind_posterior
+from graphaudit.pattern.planted.library import LibraryPattern, load_library
+from graphaudit.pattern.planted.matcher import (
     COPY_CAP,
     LARGE_MIN,
     Candidate,
@@ -61,7 +61,8 @@ def _matcher(graph: nx.Graph, pattern: LibraryPattern) -> isomorphism.GraphMatch
 def vf2_large_copy(
     adj: np.ndarray, features: np.ndarray, library: Sequence[LibraryPattern], min_size: int = LARGE_MIN
 ) -> Match | None:
-    """:func:`~graphaudit.pattern.matcher.find_large_copy` with VF2: first copy of the largest pattern that has one."""
+    """:func:`~graphaudit.pattern.planted.matcher.find_large_copy` with VF2: first copy of the largest pattern that
+    has one."""
     graph = _nx_graph(adj, features)
     for k in largest_first(library, min_size):
         found = next(_matcher(graph, library[k]).subgraph_isomorphisms_iter(), None)
@@ -79,7 +80,7 @@ def vf2_small_copies(
     max_size: int = LARGE_MIN - 1,
     cap: int = COPY_CAP,
 ) -> list[Candidate]:
-    """:func:`~graphaudit.pattern.matcher.enumerate_small_copies` with VF2 (every mapping, then node sets)."""
+    """:func:`~graphaudit.pattern.planted.matcher.enumerate_small_copies` with VF2 (every mapping, then node sets)."""
     shortlist = np.asarray(shortlist, dtype=np.int64)
     graph = _nx_graph(adj[np.ix_(shortlist, shortlist)], features[shortlist])
     candidates = []
@@ -101,7 +102,7 @@ def reference_match_graph(
     resp_host: np.ndarray,
     law: np.ndarray,
 ) -> MatchResult:
-    """:func:`~graphaudit.pattern.matcher.match_graph` with the VF2 searches."""
+    """:func:`~graphaudit.pattern.planted.matcher.match_graph` with the VF2 searches."""
     large = vf2_large_copy(adj, features, library)
     candidates = [] if large is not None else vf2_small_copies(adj, features, library, shortlist)
     return decide_match(adj, library, large, candidates, resp_host, law)

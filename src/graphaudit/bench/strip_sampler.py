@@ -3,7 +3,7 @@
 The numpy reference is what one would write first: per row, a Python loop over the touched revealed
 counts builds the transition table by broadcasting over (a, b, c) = (row t-1, row t, row t+1); forward
 filtering, the backward pass and backward sampling loop over rows with vectorised state arithmetic. It is
-the same math as :func:`graphaudit.pattern.ms_strip.strip_updates` and consumes the same uniforms: the
+the same math as :func:`graphaudit.pattern.minesweeper.strip.strip_updates` and consumes the same uniforms: the
 sampled strips must be identical (sampling reads only the forward pass, whose sums run in the same order),
 and the marginals agree to rounding (the backward sums are ordered differently), which the benchmark checks.
 Both sides apply the same sequence of strips one after the other, as a sweep does.
@@ -18,9 +18,9 @@ import numpy as np
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.pattern.minesweeper import Board
-from graphaudit.pattern.ms_bp import COUNT_CAP, MINE_RATE, UNKNOWN
-from graphaudit.pattern.ms_strip import SOFT_FLOOR, STRIP_WIDTH, StripDraw, strip_updates
+from graphaudit.pattern.minesweeper.board import Board
+from graphaudit.pattern.minesweeper.bp import COUNT_CAP, MINE_RATE, UNKNOWN
+from graphaudit.pattern.minesweeper.strip import SOFT_FLOOR, STRIP_WIDTH, StripDraw, strip_updates
 
 __all__ = [
     "bench_rows",
@@ -130,7 +130,7 @@ def reference_strip_updates(
     weight: float | None = None,
     prior: float = MINE_RATE,
 ) -> StripDraw:
-    """:func:`graphaudit.pattern.ms_strip.strip_updates` in numpy: the strips one after the other."""
+    """:func:`graphaudit.pattern.minesweeper.strip.strip_updates` in numpy: the strips one after the other."""
     draws = []
     for c0, row in zip(np.atleast_1d(starts), np.atleast_2d(uniforms)):
         draws.append(reference_strip_update(board, counts, int(c0), width, row, weight, prior))

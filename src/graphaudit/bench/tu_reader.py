@@ -8,6 +8,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from graphaudit.bench.settings import TuReaderBench
 from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.data.readers import read_tu
@@ -29,9 +30,9 @@ def peer(root: Path, name: str) -> None:
 
 def bench_tu_reader(ctx: RuleContext) -> None:
     """Rule entry: time both paths on the same raw files and write ``results/bench/tu_reader.csv``."""
-    name = ctx.params["dataset"]
+    settings = ctx.settings("bench", TuReaderBench)
+    name, repeats = settings.dataset, settings.repeats
     zip_path = Path(ctx.input["source"]).parent / f"{name}.zip"
-    repeats = int(ctx.params["repeats"])
     with tempfile.TemporaryDirectory(prefix="graphaudit-bench-") as tmp:
         root = Path(tmp)
         raw = root / name / "raw"

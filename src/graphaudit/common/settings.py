@@ -46,6 +46,17 @@ def load_settings(cls: type[T], mapping: Mapping[str, Any], path: str = "config"
     return cls(**values)
 
 
+def config_slice(cls: type, section: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of the config ``section`` that the settings class ``cls`` declares, in the order of its
+    fields, as plain data: a rule's params carry only what its function reads (Snakemake compares their
+    ``repr``), and the function reads them back with ``RuleContext.settings``."""
+    names = [field.name for field in dataclasses.fields(cls)]
+    missing = [name for name in names if name not in section]
+    if missing:
+        raise SettingsError(f"the config section lacks {missing} that {cls.__name__} declares")
+    return {name: section[name] for name in names}
+
+
 def settings_dict(settings: Any) -> dict[str, Any]:
     """A settings object as plain YAML-like data (tuples as lists), e.g. to record it beside results."""
     return _plain(dataclasses.asdict(settings))
@@ -91,8 +102,9 @@ def _convert_union(options: tuple[Any, ...], value: Any, path: str) -> Any:
             return _convert(option, value, path)
         except SettingsError as error:
             errors.append(str(error))
-    raise SettingsError(f"{path}: {value!r} fits none of {[getattr(o, '__name__', str(o)) for o in options]} "
-                        f"({'; '.join(errors)})")
+    raise SettingsError(
+        f"{path}: {value!r} fits none of {[getattr(o, '__name__', str(o)) for o in options]} ({'; '.join(errors)})"
+    )
 
 
 def _convert_tuple(args: tuple[Any, ...], value: Any, path: str) -> tuple[Any, ...]:

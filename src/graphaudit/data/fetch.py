@@ -56,10 +56,13 @@ class FetchOptions:
 
 
 def measure(graphs: GraphSet, task: str) -> Stats:
-    """The registry's statistics measured on a GraphSet (classes from graph or node labels by task)."""
+    """The registry's statistics measured on a GraphSet (classes from graph or node labels by task; a negative
+    node target is a node without a label and counts in no class)."""
     labels = graphs.get("graph_labels") if task == "graph" else graphs.get("node_target")
     counts: tuple[int, ...] | None = None
     classes = None
+    if labels is not None and task == "node":
+        labels = labels[labels >= 0]
     if labels is not None:
         _, per_class = np.unique(labels, return_counts=True)
         counts, classes = tuple(int(c) for c in per_class), len(per_class)
@@ -173,6 +176,7 @@ _READERS: dict[str, Callable[[DatasetSpec, Path], GraphSet]] = {
     "heterophilous": lambda s, f: readers.read_heterophilous(f / s.file_names[0], s.name, directed=s.directed),
     "planetoid": lambda s, f: readers.read_planetoid(f, s.name),
     "gnn_benchmark": lambda s, f: readers_external.read_gnn_benchmark_npz(f / s.file_names[0], s.name),
+    "wikics": lambda s, f: readers_external.read_wikics_json(f / s.file_names[0], s.name),
     "ogb_nodeprop": lambda s, f: readers_external.read_ogb_nodeprop(f / s.file_names[0], s.name),
     "benchmarking_gnns": lambda s, f: readers_external.read_benchmarking_gnns(f / s.file_names[0], s.name),
 }

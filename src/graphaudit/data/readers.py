@@ -182,7 +182,8 @@ def load_planetoid_pickle(data: bytes, what: str) -> object:
 def read_planetoid(folder: str | os.PathLike[str], name: str) -> GraphSet:
     """Read Planetoid's ``ind.<name>.*`` files the way PyG's ``Planetoid`` does (public split).
 
-    Test nodes are put back in graph order; CiteSeer's isolated test ids get zero features and class 0.
+    Test nodes are put back in graph order. CiteSeer's isolated test ids (inside the test id range but absent
+    from ``test.index``) get zero features as in PyG, but label -1 (no label) where PyG gives them class 0.
     """
     folder = Path(folder)
     parts = {}
@@ -218,6 +219,10 @@ def _assemble_planetoid(name: str, parts: dict[str, object]) -> GraphSet:
     features[test_index] = features[sorted_test]
     labels[test_index] = labels[sorted_test]
     n = len(labels)
+    unlabelled = np.ones(n, dtype=bool)
+    unlabelled[: len(ally)] = False
+    unlabelled[test_index] = False
+    labels[unlabelled] = -1
     graph = parts["graph"]
     rows = np.fromiter((u for u, vs in graph.items() for _ in vs), dtype=np.int64)
     cols = np.fromiter((v for vs in graph.values() for v in vs), dtype=np.int64)

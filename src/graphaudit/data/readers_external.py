@@ -1,6 +1,7 @@
 """Readers for externally published node- and graph-task files into GraphSet.
 
 - ``read_gnn_benchmark_npz``: shchur/gnn-benchmark ``.npz`` (Amazon Computers/Photo, Coauthor CS/Physics).
+- ``read_wikics_json``: pmernyei/wiki-cs-dataset ``data.json`` (Wiki-CS).
 - ``read_ogb_nodeprop``: OGB node-property zips (``arxiv.zip`` layout: ``raw/*.csv.gz`` and ``split/*/``).
 - ``read_benchmarking_gnns``: PyG's benchmarking-gnns release (``PATTERN_v2.zip``, ``CLUSTER_v2.zip``).
 
@@ -11,6 +12,7 @@ files with ``weights_only=True``.
 from __future__ import annotations
 
 import io
+import json
 import os
 import pickle
 import re
@@ -129,6 +131,47 @@ def _binarised_dense(rows: np.ndarray, cols: np.ndarray, data: np.ndarray, shape
     dense[matrix.row, matrix.col] = matrix.data
     dense[dense > 0] = 1.0
     return dense
+
+
+# ---- Wiki-CS data.json -----------------------------------------------------------------------------------
+
+WIKICS_KEYS = ("features", "labels", "links", "train_masks", "val_masks", "test_mask")
+
+
+def read_wikics_json(path: str | os.PathLike[str], name: str) -> GraphSet:
+    """Read pmernyei/wiki-cs-dataset's ``data.json`` the way PyG's ``WikiCS`` does, into a one-graph GraphSet.
+
+    ``features`` become float32 ``node_attrs``, ``labels`` int64 ``node_target``; ``links`` (one adjacency list
+    per node) become undirected edges without self-loops or repeats; the 20 published train / validation
+    splits and the one test mask are kept as masks (the early-stopping masks are not read).
+    """
+    where = f"{name} ({path})"
+    try:
+        content = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise DataFormatError(f"{where}: not a readable JSON file ({err})") from err
+    missing = [k for k in WIKICS_KEYS if k not in content] if isinstance(content, dict) else list(WIKICS_KEYS)
+    if missing:
+        raise DataFormatError(f"{where}: data.json lacks {missing}")
+    labels = np.asarray(content["labels"], dtype=np.int64)
+    n = len(labels)
+    features = np.asarray(content["features"], dtype=np.float32)
+    if features.ndim != 2 or len(features) != n or len(content["links"]) != n:
+        raise DataFormatError(
+            f"{where}: {n} labels, {len(features)} feature rows and {len(content['links'])} adjacency lists "
+            "(one per node expected; file truncated?)"
+        )
+    rows = np.repeat(np.arange(n, dtype=np.int64), [len(js) for js in content["links"]])
+    cols = np.fromiter((j for js in content["links"] for j in js), dtype=np.int64, count=len(rows))
+    if len(cols) and (cols.min() < 0 or cols.max() >= n):
+        raise DataFormatError(f"{where}: adjacency lists name nodes outside 0..{n - 1}")
+    masks = {
+        "train_masks": np.atleast_2d(np.asarray(content["train_masks"], dtype=bool)),
+        "val_masks": np.atleast_2d(np.asarray(content["val_masks"], dtype=bool)),
+        "test_masks": np.atleast_2d(np.asarray(content["test_mask"], dtype=bool)),
+    }
+    arrays = {"node_attrs": features, "node_target": labels, **masks}
+    return single_graph(name, n, np.stack([rows, cols], axis=1), False, arrays, str(path))
 
 
 # ---- OGB node-property zip -----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ TU_URL = "https://www.chrsmrrs.com/graphkerneldatasets/{name}.zip"
 HETERO_URL = "https://raw.githubusercontent.com/yandex-research/heterophilous-graphs/main/data/{file}.npz"
 PLANETOID_URL = "https://raw.githubusercontent.com/kimiyoung/planetoid/master/data/ind.{name}.{part}"
 SHCHUR_URL = "https://raw.githubusercontent.com/shchur/gnn-benchmark/master/data/npz/{file}.npz"
+WIKICS_URL = "https://github.com/pmernyei/wiki-cs-dataset/raw/master/dataset/data.json"
 OGB_URL = "http://snap.stanford.edu/ogb/data/nodeproppred/{file}.zip"
 BENCHMARKING_GNNS_URL = "https://data.pyg.org/datasets/benchmarking-gnns/{file}.zip"
 
@@ -39,7 +40,7 @@ class DatasetSpec:
     """
 
     name: str
-    format: str  # tu | heterophilous | planetoid | gnn_benchmark | ogb_nodeprop | benchmarking_gnns
+    format: str  # tu | heterophilous | planetoid | gnn_benchmark | wikics | ogb_nodeprop | benchmarking_gnns
     task: str  # graph | node
     files: tuple[str, ...]
     urls: tuple[str, ...]
@@ -212,7 +213,7 @@ _ENTRIES: tuple[DatasetSpec, ...] = (
     ),
     _planetoid(
         "citeseer",
-        Stats(1, 3327, 4552, 6, (264, 590, 668, 701, 596, 508)),
+        Stats(1, 3327, 4552, 6, (249, 590, 668, 701, 596, 508)),  # 15 isolated test ids carry no label
         {
             "ind.citeseer.x": "d20de19150741e555de0ed037195630fc194114ebc7fd72ced62810148aa22f6",
             "ind.citeseer.y": "8ba87e515d8e3ee3cf52f6d2c5b86aa73f11ecad825a808455209ec26cd54924",
@@ -230,6 +231,19 @@ _ENTRIES: tuple[DatasetSpec, ...] = (
     _shchur("amazon-photo", "amazon_electronics_photo", Stats(1, 7650, 119081, 8)),
     _shchur("coauthor-cs", "ms_academic_cs", Stats(1, 18333, 81894, 15)),
     _shchur("coauthor-physics", "ms_academic_phy", Stats(1, 34493, 247962, 5)),
+    # ---- node classification: Wiki-CS ----
+    DatasetSpec(
+        name="wiki-cs",
+        format="wikics",
+        task="node",
+        files=("wiki-cs/data.json",),
+        urls=(WIKICS_URL,),
+        stats=Stats(1, 11701, None, 10),
+        stats_source="Mernyei and Cangea 2020 (Wiki-CS): 11,701 nodes, 10 classes",
+        studies=("nodeground",),
+        note="the paper's 216,123 edges count the published links, PyG's 431,726 the directed entries after "
+        "symmetrising; which pairs repeat or loop is not published, so edges are not checked",
+    ),
     # ---- node classification: OGB ----
     DatasetSpec(
         name="ogbn-arxiv",

@@ -6,30 +6,27 @@ import json
 import logging
 from pathlib import Path
 
-import pandas as pd
-
 from graphaudit.common.atomic import write_json
 from graphaudit.common.rule import RuleContext
 from graphaudit.data.code import get_code_spec, obtain_code
 from graphaudit.data.errors import DataUnavailableError
-from graphaudit.data.fetch import FetchOptions, load_verified, obtain, unavailable_record
+from graphaudit.data.fetch import load_verified, obtain, unavailable_record
 from graphaudit.data.registry import get_spec
-from graphaudit.report.tables import write_table
+from graphaudit.data.settings import FetchSettings
 
 log = logging.getLogger(__name__)
 
-DATASET_COLUMNS = ["dataset", "source", "graphs", "nodes", "edges", "classes", "sha256", "matches_published"]
 
-
-def fetch_dataset(ctx: RuleContext) -> None:
-    """Obtain and verify ``wildcards.dataset`` into ``data/raw/<name>/`` with its SOURCE.json.
+def data_fetch(ctx: RuleContext) -> None:
+    """Obtain and verify ``wildcards.dataset`` into ``data/raw/<name>/`` with its SOURCE.json (``params.data``:
+    :class:`~graphaudit.data.settings.FetchSettings`).
 
     ``output.source`` must be ``<raw root>/<name>/SOURCE.json``: the raw root is read off that path.
     With ``data.on_unavailable: record`` a dataset that no source provides gets a SOURCE.json saying so
     (and why) instead of stopping the run; corrupt or mismatching files always stop it.
     """
     spec = get_spec(ctx.wildcards["dataset"])
-    options = FetchOptions.from_config(ctx.params["data"])
+    options = ctx.settings("data", FetchSettings).options()
     raw_root = Path(ctx.output["source"]).parent.parent
     try:
         graphs, record = obtain(spec, raw_root, options)
@@ -49,12 +46,12 @@ def fetch_dataset(ctx: RuleContext) -> None:
     )
 
 
-def fetch_code(ctx: RuleContext) -> None:
+def data_fetch_code(ctx: RuleContext) -> None:
     """Obtain and verify the code base ``wildcards.code`` into ``data/code/<name>/`` (its SOURCE.json is the
     output: the code root is read off that path). Unavailable code always stops the run: a backend that
     needs it was chosen explicitly, or ``auto`` saw it in the mirror."""
     spec = get_code_spec(ctx.wildcards["code"])
-    tree = obtain_code(spec, Path(ctx.output["source"]).parent.parent, FetchOptions.from_config(ctx.params["data"]))
+    tree = obtain_code(spec, Path(ctx.output["source"]).parent.parent, ctx.settings("data", FetchSettings).options())
     log.info("%s: %d files verified at %s (%s@%s)", spec.name, len(spec.expected()), tree, spec.repository, spec.commit)
 
 
@@ -63,7 +60,7 @@ def is_available(source_json: str | Path) -> bool:
     return json.loads(Path(source_json).read_text(encoding="utf-8"))["source"] != "unavailable"
 
 
-def process_dataset(ctx: RuleContext) -> None:
+def data_process(ctx: RuleContext) -> None:
     """Read the verified raw files of ``wildcards.dataset`` into ``data/processed/<name>.npz``."""
     spec = get_spec(ctx.wildcards["dataset"])
     source = Path(ctx.input["source"])
@@ -71,27 +68,3 @@ def process_dataset(ctx: RuleContext) -> None:
         reason = json.loads(source.read_text(encoding="utf-8"))["reason"]
         raise DataUnavailableError(f"dataset {spec.name} was recorded as unavailable: {reason}")
     load_verified(spec, source.parent).save(ctx.output["graphset"])
-
-
-def dataset_table(ctx: RuleContext) -> None:
-    """Collect every SOURCE.json into ``results/data/datasets.csv`` (and its Markdown twin)."""
-    rows = []
-    for path in ctx.input_list("sources"):
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
-        stats = record["statistics"]
-        rows.append(
-            {
-                "dataset": record["dataset"],
-                "source": record["source"],
-                "graphs": stats["graphs"],
-                "nodes": stats["nodes"],
-                "edges": stats["edges"],
-                "classes": stats["classes"],
-                "sha256": record["sha256_combined"],
-                "matches_published": record["matches_published"],
-            }
-        )
-    frame = pd.DataFrame(rows, columns=DATASET_COLUMNS).sort_values("dataset", kind="stable")
-    for column in ("graphs", "nodes", "edges", "classes"):
-        frame[column] = frame[column].astype("Int64")  # unavailable rows stay empty, counts stay integers
-    write_table(frame, ctx.output["table"], title="Datasets: source, measured statistics, checksum")

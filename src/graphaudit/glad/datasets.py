@@ -8,6 +8,8 @@ from graphaudit.data.graphset import GraphSet, concat_graphsets
 
 TOX21_PREFIX = "Tox21_"
 UB9 = ("AIDS", "BZR", "COX2", "DHFR", "ENZYMES", "NCI1", "PROTEINS_full", "IMDB-BINARY", "REDDIT-BINARY")
+SECONDARY = ("DD", "COLLAB", "Tox21_p53", "Tox21_MMP", "MUTAG")
+"""The datasets of the secondary tables (20, 28-29)."""
 
 
 def is_tox21(dataset: str) -> bool:

@@ -22,7 +22,6 @@ from torch_geometric.data import Data
 from graphaudit.data.graphset import GraphSet, one_hot
 from graphaudit.glad.protocol import Fold
 from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig
-from graphaudit.nn.ubgold.loader import CODE_NAME as UBGOLD_CODE  # noqa: F401 (the rule files import it from here)
 
 SETTINGS = ("tuned", "default")
 BACKENDS = ("auto", "ubgold", "own")
@@ -105,7 +104,7 @@ def train_config(
     """The run's TrainConfig; ``max_epochs`` caps the budget (shortened quick and CI scales)."""
     train = dict(settings.train)
     if max_epochs is not None:
-        train["num_epoch"] = min(int(train["num_epoch"]), int(max_epochs))
+        train["num_epoch"] = min(train["num_epoch"], max_epochs)
     return TrainConfig(
         **{"test_rng": test_rng, **train}, seed=seed, device=device, checkpoint_every_s=checkpoint_every_s
     )

@@ -1,4 +1,5 @@
-"""Rule entry points of the glad study's deep detectors: one training run, one replay, the tables."""
+"""Rule entry points of the glad study's deep detectors: one training run, and the selection replay of one
+detector on one dataset (the tables they feed are :mod:`graphaudit.glad.tables`)."""
 
 from __future__ import annotations
 
@@ -8,23 +9,21 @@ import logging
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import torch
 
 from graphaudit.common.atomic import write_json
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.glad import figures, replay
-from graphaudit.glad import leaderboard as lb
+from graphaudit.glad import replay
 from graphaudit.glad.datasets import node_colours
 from graphaudit.glad.deep import detector_builder, load_catalogue, run_facts, run_graphs, run_settings, train_config
 from graphaudit.glad.protocol import read_folds
-from graphaudit.glad.tables import kernel_settings
+from graphaudit.glad.settings import TrainingSettings
 from graphaudit.glad.tasks import rule_graphs
 from graphaudit.nn.trainer import RECORDS, MemoryBudgetError, load_trajectory, resolve_device, train
 from graphaudit.nn.ubgold.detectors import prepare
-from graphaudit.report.tables import read_tables, write_table
+from graphaudit.report.tables import write_table
 from graphaudit.selection import Trajectory
 
 log = logging.getLogger(__name__)
@@ -37,16 +36,14 @@ def train_run(ctx: RuleContext) -> None:
     ``status: failed`` and why, and the replay counts it as a fold without a finite result."""
     detector, dataset, setting = ctx.wildcards["detector"], ctx.wildcards["dataset"], ctx.wildcards["setting"]
     fold = read_folds(ctx.input["folds"])[int(ctx.wildcards["fold"])]
-    deep = ctx.params["deep"]
+    deep = ctx.settings("training", TrainingSettings)
     catalogue = load_catalogue(ctx.input["catalogue"])
     settings = run_settings(catalogue, detector, dataset, setting)
     graphs = rule_graphs(ctx)[0]
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
     run_data, width = run_graphs(graphs, colours, fold)
-    config = train_config(
-        settings, fold.seed, deep["device"], deep["max_epochs"], deep["checkpoint_every_s"], deep["test_rng"]
-    )
-    torch.set_num_threads(int(deep["threads"]))
+    config = train_config(settings, fold.seed, deep.device, deep.max_epochs, deep.checkpoint_every_s, deep.test_rng)
+    torch.set_num_threads(deep.threads)
     run_dir = Path(ctx.output["run"]).parent
     backend = ctx.wildcards["backend"]
     code = _activate_backend(ctx, backend, config.device)
@@ -83,7 +80,7 @@ def train_run(ctx: RuleContext) -> None:
             config,
             run_dir,
             restart_stale=True,
-            memory_budget_bytes=_budget_bytes(deep["memory_budget_gb"]),
+            memory_budget_bytes=_budget_bytes(deep.memory_budget_gb),
         )
     except MemoryBudgetError as error:
         log.warning("%s %s %s fold %d not run: %s", detector, dataset, setting, fold.fold, error)
@@ -155,7 +152,6 @@ def _trajectories(run_files: list[str]) -> tuple[dict[tuple[int, str], Trajector
 def replay_detector(ctx: RuleContext) -> None:
     """Every protocol, the permutation null and the size-matched subsets of one detector on one dataset."""
     detector, dataset = ctx.wildcards["detector"], ctx.wildcards["dataset"]
-    deep = ctx.params["deep"]
     family = load_catalogue(ctx.input["catalogue"])["detectors"][detector]["family"]
     runs, failed = _trajectories(ctx.input_list("runs"))
     folds = [
@@ -171,92 +167,7 @@ def replay_detector(ctx: RuleContext) -> None:
     sizes = dict(enumerate(zip(graphs.node_counts().tolist(), graphs.edge_counts().tolist())))
     rng = np.random.default_rng(stable_seed("glad", "permutation-null", detector, dataset))
     tables = replay.replay_tables(
-        detector, dataset, family, folds, sizes, rng, deep["permutations"], deep["size_matching"]["caliper"]
+        detector, dataset, family, folds, sizes, rng, ctx.params["permutations"], ctx.params["caliper"]
     )
     for name, frame in tables.items():
         write_table(frame, ctx.output[name])
-
-
-def deep_figures(ctx: RuleContext) -> None:
-    """Figures 3-5 from Table 23, the leakage and the hyperparameter-gap tables."""
-    figures.fig3(pd.read_csv(ctx.input["table23"]), ctx.output["fig3"])
-    figures.fig4(pd.read_csv(ctx.input["leakage"]), ctx.output["fig4"])
-    figures.fig5(pd.read_csv(ctx.input["hp_gap"]), ctx.output["fig5"])
-
-
-def deep_tables(ctx: RuleContext) -> None:
-    """leaderboard, leakage, hp_gap, kendall, decisions, robustness, friedman, pairwise, perm_null,
-    size_matched and Tables 2, 23-27, 30-34 from every replay, with part 1's references and kernels as
-    extra leaderboard rows."""
-    deep, out = ctx.params["deep"], ctx.output
-    protocols = read_tables(ctx.input_list("protocols"))
-    analysis = lb.build_analysis(protocols, deep["bootstrap"], stable_seed("glad", "dataset-bootstrap"))
-    log.info(
-        "analysis: %d complete detectors %s on %d datasets (%s)",
-        len(analysis.detectors),
-        analysis.detectors,
-        len(analysis.datasets),
-        analysis.scope,
-    )
-    write_table(lb.fold_means(protocols), out["leaderboard"], title="Fold means per detector, dataset and protocol")
-    leakage = lb.leakage_table(analysis)
-    write_table(leakage, out["leakage"], title="Checkpoint leakage: Oracle (UB-GOLD rule) minus Val-Normal / Last")
-    hp_gap = lb.hp_gap_table(analysis)
-    write_table(hp_gap, out["hp_gap"], title="Hyperparameter gap: Val-Normal minus HP-Free")
-    kendall = lb.kendall_table(analysis)
-    write_table(
-        lb.decisions_table(leakage, hp_gap, kendall, analysis),
-        out["decisions"],
-        title="Pre-registered decisions G1, G2(a), G2(b), G2(c) and G (spec 4.6)",
-    )
-    write_table(kendall, out["kendall"], title="Kendall tau-b between leaderboards")
-    write_table(kendall, out["table32"], title="Table 32: Kendall tau-b between rankings")
-    friedman_rows, pairwise = lb.friedman_tables(analysis)
-    write_table(friedman_rows, out["friedman"], title="Friedman, Iman-Davenport and Nemenyi CD per protocol")
-    write_table(pairwise, out["pairwise"], title="Pairwise exact Wilcoxon over datasets, Holm within protocol")
-    write_table(lb.significance_table(friedman_rows, pairwise), out["table34"], title="Table 34: significance tests")
-    write_table(
-        lb.perm_null_table(read_tables(ctx.input_list("null")), analysis),
-        out["perm_null"],
-        title="Selection on noise: permuted-label best minus last against the observed",
-    )
-    matched = read_tables(ctx.input_list("size_matched"))
-    write_table(
-        lb.size_matched_table(matched, deep["size_matching"]["min_retained"]),
-        out["size_matched"],
-        title="Val-Normal AUROC on size-matched test subsets",
-    )
-    references, kernels = pd.read_csv(ctx.input["references"]), kernel_settings(pd.read_csv(ctx.input["kernels"]))
-    extra = lb.reference_rows(references, kernels, analysis.datasets)
-    write_table(
-        lb.leaderboard_table(
-            analysis, extra, ("oracle_own", "last", "val_normal", "hp_free"), rank_detectors_only=True
-        ),
-        out["table2"],
-        title="Table 2: main leaderboard (ranks among the detectors; references, kernels)",
-    )
-    write_table(
-        lb.leaderboard_table(analysis, extra, lb.LEADERBOARD_PROTOCOLS),
-        out["table23"],
-        title="Table 23: full leaderboard (detectors implemented here, kernels, references)",
-    )
-    write_table(lb.table30(leakage), out["table30"], title="Table 30: leakage per detector")
-    write_table(
-        lb.robustness_table(analysis),
-        out["robustness"],
-        title="Robustness: leakage per dataset, leaving one out, on the default-setting runs",
-    )
-    for table, protocol in (
-        ("table24", "oracle_own"),
-        ("table25", "last"),
-        ("table26", "val_normal"),
-        ("table27", "hp_free"),
-    ):
-        extra_rows = lb.reference_rows_per_dataset(references, kernels, protocol)
-        write_table(
-            lb.per_dataset_table(analysis, extra_rows[extra_rows["dataset"].isin(analysis.datasets)], protocol),
-            out[table],
-            title=f"{table.title()}: {protocol} AUROC per dataset",
-        )
-    write_table(lb.selectors_table(analysis), out["table31"], title="Table 31: label-free selectors, pilot detectors")
-    write_table(lb.auprc_fpr_table(analysis), out["table33"], title="Table 33: AUPRC and FPR95")

@@ -1,4 +1,5 @@
-"""Figures 3-5 of the glad study, drawn from the tables (``table23.csv``, ``leakage.csv``, ``hp_gap.csv``)."""
+"""Figures 3-5 of the glad study, drawn from the tables (``table23.csv``, ``leakage.csv``, ``hp_gap.csv``): rule
+``figN_glad`` calls ``figN`` here and writes ``results/glad/figures/figN.png`` (+ ``.svg``)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import os
 import numpy as np
 import pandas as pd
 
+from graphaudit.common.rule import RuleContext
 from graphaudit.report.figures import pyplot, save_figure
 
-__all__ = ["fig3", "fig4", "fig5"]
+__all__ = ["fig3", "fig4", "fig5", "plot_fig3", "plot_fig4", "plot_fig5"]
 
 FIG3_PROTOCOLS = (
     ("oracle_ub", "Oracle (UB-GOLD rule)"),
@@ -32,7 +34,22 @@ def _bars_with_intervals(
     axis.errorbar(positions, values, yerr=np.clip(errors, 0, None), fmt="none", ecolor="black", capsize=2)
 
 
-def fig3(leaderboard: pd.DataFrame, png: str | os.PathLike[str]) -> None:
+def fig3(ctx: RuleContext) -> None:
+    """Figure 3 from Table 23 (input ``table23``)."""
+    plot_fig3(pd.read_csv(ctx.input["table23"]), ctx.output["figure"])
+
+
+def fig4(ctx: RuleContext) -> None:
+    """Figure 4 from the leakage table (input ``leakage``)."""
+    plot_fig4(pd.read_csv(ctx.input["leakage"]), ctx.output["figure"])
+
+
+def fig5(ctx: RuleContext) -> None:
+    """Figure 5 from the hyperparameter-gap table (input ``hp_gap``)."""
+    plot_fig5(pd.read_csv(ctx.input["hp_gap"]), ctx.output["figure"])
+
+
+def plot_fig3(leaderboard: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     """Mean AUROC per detector under Oracle and the label-free rules (Table 23's detector rows)."""
     plt = pyplot()
     rows = leaderboard[leaderboard["kind"] == "detector"].reset_index(drop=True)
@@ -48,7 +65,7 @@ def fig3(leaderboard: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     save_figure(figure, png)
 
 
-def fig4(leakage: pd.DataFrame, png: str | os.PathLike[str]) -> None:
+def plot_fig4(leakage: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     """Per-detector leakage (Oracle minus Val-Normal and minus Last) with dataset-bootstrap intervals."""
     plt = pyplot()
     rows = _detector_rows(leakage)
@@ -68,7 +85,7 @@ def fig4(leakage: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     save_figure(figure, png)
 
 
-def fig5(hp_gap: pd.DataFrame, png: str | os.PathLike[str]) -> None:
+def plot_fig5(hp_gap: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     """Per-detector hyperparameter gap (Val-Normal tuned minus HP-Free) with dataset-bootstrap intervals."""
     plt = pyplot()
     rows = _detector_rows(hp_gap)

@@ -19,6 +19,7 @@ from graphaudit.common.seeds import rng_for, stable_seed
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad.grakel_io import to_grakel
 from graphaudit.glad.protocol import Fold
+from graphaudit.glad.settings import KernelDefault, KernelGrid, KernelScoring
 from graphaudit.graphs.wl import wl_histograms, wl_subtree_kernel
 from graphaudit.stats.metrics import auroc, detection_metrics
 
@@ -33,19 +34,24 @@ class KernelConfig:
     n_estimators: int = 200
     sample_ratio: float = 0.5
 
+    @classmethod
+    def of(cls, default: KernelDefault) -> KernelConfig:
+        """The configured defaults (``glad.kernels.default``) as a point of the search space."""
+        return cls(wl_iter=default.wl_iter, n_estimators=default.n_estimators, sample_ratio=default.sample_ratio)
+
     def label(self, scorer: str) -> str:
         if scorer == "OCSVM":
             return f"wl_iter={self.wl_iter}"
         return f"wl_iter={self.wl_iter},n_estimators={self.n_estimators},sample_ratio={self.sample_ratio}"
 
 
-def search_space(scorer: str, grid: dict[str, list]) -> list[KernelConfig]:
+def search_space(scorer: str, grid: KernelGrid) -> list[KernelConfig]:
     """The declared grid: IF over trees x sample ratio x iterations (60), OCSVM over iterations (5)."""
     if scorer == "OCSVM":
-        return [KernelConfig(wl_iter=w) for w in grid["wl_iter"]]
+        return [KernelConfig(wl_iter=w) for w in grid.wl_iter]
     return [
         KernelConfig(wl_iter=w, n_estimators=t, sample_ratio=r)
-        for w, t, r in itertools.product(grid["wl_iter"], grid["n_estimators"], grid["sample_ratio"])
+        for w, t, r in itertools.product(grid.wl_iter, grid.n_estimators, grid.sample_ratio)
     ]
 
 
@@ -119,25 +125,30 @@ def fold_kernels(
 
 
 def kernel_rows(
-    dataset: str, kernel: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], settings: dict
+    dataset: str,
+    kernel: str,
+    graphs: GraphSet,
+    colours: np.ndarray,
+    folds: list[Fold],
+    settings: KernelScoring,
+    fit_on: str,
 ) -> Iterator[dict[str, object]]:
-    """Per-fold metrics of every (scorer, fit, configuration) asked for; kernels computed once per iteration."""
-    configs = {
-        scorer: search_space(scorer, settings["grid"]) if settings["tuned"] else [] for scorer in settings["scorers"]
-    }
-    default = KernelConfig(**settings["default"])
+    """Per-fold metrics of every (scorer, fit, configuration) asked for, fitted on the folds' ``fit_on`` graphs
+    in train-fit; kernels computed once per iteration."""
+    configs = {scorer: search_space(scorer, settings.grid) if settings.tuned else [] for scorer in settings.scorers}
+    default = KernelConfig.of(settings.default)
     iterations = sorted({default.wl_iter} | {c.wl_iter for cs in configs.values() for c in cs})
     matrices = KernelMatrices(kernel, graphs, colours, max(iterations))
     progress = Progress(
         f"{dataset} {kernel} kernels",
-        total=len(settings["fits"]) * len(folds) * len(iterations),
+        total=len(settings.fits) * len(folds) * len(iterations),
         logger=log,
         unit="matrices",
     )
-    for fit, fold, wl_iter in itertools.product(settings["fits"], folds, iterations):
-        k_fit, k_score = fold_kernels(matrices, fit, fold, settings["fit_on"], wl_iter, dataset)
+    for fit, fold, wl_iter in itertools.product(settings.fits, folds, iterations):
+        k_fit, k_score = fold_kernels(matrices, fit, fold, fit_on, wl_iter, dataset)
         constant = bool(np.ptp(k_score) == 0 and np.ptp(k_fit) == 0)
-        for scorer in settings["scorers"]:
+        for scorer in settings.scorers:
             wanted = [c for c in configs[scorer] if c.wl_iter == wl_iter]
             if default.wl_iter == wl_iter:
                 wanted = [default] + [c for c in wanted if c != default]
@@ -160,11 +171,11 @@ def kernel_rows(
 
 
 def released_pairing_rows(
-    dataset: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], default: dict
+    dataset: str, graphs: GraphSet, colours: np.ndarray, folds: list[Fold], config: KernelConfig
 ) -> list[dict[str, object]]:
-    """UB-GOLD's unchanged WL-IF pipeline (test-fit, defaults): AUROC with the labels of a second shuffled
-    pass (the released pairing) and with aligned labels, and the share of label positions that differ."""
-    config = KernelConfig(**default)
+    """UB-GOLD's unchanged WL-IF pipeline (test-fit, at the defaults ``config``): AUROC with the labels of a
+    second shuffled pass (the released pairing) and with aligned labels, and the share of label positions that
+    differ."""
     matrices = KernelMatrices("WL", graphs, colours, config.wl_iter)
     rows = []
     for fold in folds:

@@ -48,7 +48,8 @@ LEAKAGE_REFERENCES = ("val_normal", "last")
 @dataclass(frozen=True)
 class Analysis:
     """Fold means ``(detector, dataset, protocol) -> auroc, auprc, fpr95`` of the complete detectors on
-    the analysis datasets, the per-fold AUROCs for the fold bootstrap, and the paired dataset resamples."""
+    the analysis datasets, the per-fold AUROCs for the fold bootstrap, and the paired dataset resamples
+    (none for the tables without bootstrap intervals)."""
 
     means: pd.DataFrame
     folds: pd.DataFrame
@@ -116,7 +117,8 @@ def analysis_datasets(datasets: Sequence[str]) -> list[str]:
 
 
 def build_analysis(protocols: pd.DataFrame, n_resamples: int, seed: int) -> Analysis:
-    """Restrict to complete detectors on the analysis datasets and draw the shared dataset resamples."""
+    """Restrict to complete detectors on the analysis datasets and draw the shared dataset resamples
+    (``n_resamples`` 0: none, for the tables without bootstrap intervals; the others draw the same ones)."""
     means = fold_means(protocols)
     datasets = analysis_datasets(means["dataset"].unique())
     means = means[means["dataset"].isin(datasets)]
@@ -130,7 +132,9 @@ def build_analysis(protocols: pd.DataFrame, n_resamples: int, seed: int) -> Anal
         folds=protocols[protocols["detector"].isin(complete) & protocols["dataset"].isin(datasets)],
         detectors=complete,
         datasets=datasets,
-        resamples=dataset_resamples(len(datasets), rng, n_resamples),
+        resamples=dataset_resamples(len(datasets), rng, n_resamples)
+        if n_resamples
+        else np.zeros((0, len(datasets)), dtype=np.int64),
         rng_seed=seed,
     )
 
@@ -629,7 +633,7 @@ def auprc_fpr_table(analysis: Analysis) -> pd.DataFrame:
     return parts[0].merge(parts[1], on="detector").assign(**analysis.context())
 
 
-def table30(leakage: pd.DataFrame) -> pd.DataFrame:
+def leakage_side_by_side(leakage: pd.DataFrame) -> pd.DataFrame:
     """Table 30: leakage vs Val-Normal and vs Last side by side per detector, pooled last."""
     if leakage.empty:
         return pd.DataFrame(columns=["detector"])

@@ -19,6 +19,7 @@ from graphaudit.common.seeds import stable_seed
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad.kernels import KernelMatrices
 from graphaudit.glad.protocol import Fold
+from graphaudit.glad.settings import IsolationForestSettings
 from graphaudit.stats.metrics import detection_metrics
 
 Scorer = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
@@ -55,11 +56,11 @@ def lw_scores(train: np.ndarray, test: np.ndarray, seed: int = 0) -> np.ndarray:
 
 
 def isolation_forest_scores(
-    train: np.ndarray, test: np.ndarray, seed: int, n_estimators: int = 200, max_samples: float = 0.5
+    train: np.ndarray, test: np.ndarray, seed: int, forest: IsolationForestSettings
 ) -> np.ndarray:
     """-decision_function of an isolation forest fitted on the training rows (higher = more anomalous)."""
-    forest = IsolationForest(n_estimators=n_estimators, max_samples=max_samples, random_state=seed % 2**32)
-    return -forest.fit(train).decision_function(test)
+    model = IsolationForest(n_estimators=forest.n_estimators, max_samples=forest.max_samples, random_state=seed % 2**32)
+    return -model.fit(train).decision_function(test)
 
 
 def training_subsample(train_ids: list[int], max_train: int, seed: int) -> np.ndarray:
@@ -101,7 +102,7 @@ def wl_histogram_rows(
     fit_on: str,
     iterations: int,
     max_train: int,
-    forest: dict[str, object],
+    forest: IsolationForestSettings,
 ) -> list[dict[str, object]]:
     """WL histogram + IF per fold: rows of the normalised WL subtree kernel (``iterations`` iterations)
     against at most ``max_train`` training graphs, as features of an isolation forest."""
@@ -111,6 +112,6 @@ def wl_histogram_rows(
         seed = stable_seed("glad", dataset, "wl_histogram_if", fold.fold)
         train = training_subsample(getattr(fold, fit_on), max_train, seed)
         k_train, k_test = matrices.between(train, fold.test, iterations, seed)
-        scores = isolation_forest_scores(k_train, k_test, seed, **forest)
+        scores = isolation_forest_scores(k_train, k_test, seed, forest)
         rows.append(reference_row("WL histogram + IF", dataset, fold, scores))
     return rows

@@ -1,153 +1,268 @@
-"""The glad study's tables from per-fold rows: Tables 19-23 (reference and kernel rows), kernel gaps and
-summaries, released pairing, chance z-scores of published kernel AUROCs."""
+"""Every table of the glad study, one rule entry each: rule ``<name>_glad`` calls ``<name>`` here and writes
+``results/glad/tables/<name>.csv`` (+ ``.md``).
+
+Each reads tidy intermediate files written by upstream rules: part 1 the per-dataset rows (``audits/``,
+``references/``, ``kernels/``, ``pairing/``, ``folds/``), the deep tables the per-fold replays of every detector
+and dataset (``replay/{detector}/{dataset}/{protocols,null,size_matched}.csv``) and part 1's reference and
+kernel tables. The assembly is :mod:`graphaudit.glad.baselines` (part 1) and
+:mod:`graphaudit.glad.leaderboard` (the deep detectors). Only the tables with bootstrap intervals read
+``params.bootstrap``, so a change of it reruns those alone.
+"""
 
 from __future__ import annotations
 
-import numpy as np
+import json
+import logging
+from pathlib import Path
+
 import pandas as pd
+import yaml
 
-from graphaudit.glad.protocol import Fold
-from graphaudit.stats.metrics import mann_whitney_null_sd
+from graphaudit.common.rule import RuleContext
+from graphaudit.common.seeds import stable_seed
+from graphaudit.glad import baselines
+from graphaudit.glad import leaderboard as lb
+from graphaudit.glad.datasets import SECONDARY, UB9
+from graphaudit.glad.protocol import Fold, read_folds
+from graphaudit.report.tables import read_tables, write_table
 
-KEYS = ["method", "fit", "setting"]
+log = logging.getLogger(__name__)
 
-
-def chance_sd(folds: list[Fold]) -> float:
-    """SD (points) of a fold-mean AUROC under random pairing: sqrt(sum_i Var_i) / k x 100 (spec 4.11)."""
-    variances = [mann_whitney_null_sd(sum(f.test_labels), len(f.test_labels) - sum(f.test_labels)) ** 2 for f in folds]
-    return float(np.sqrt(np.sum(variances)) / len(folds) * 100.0)
-
-
-LONG_COLUMNS = ["method", "setting", "fit", "dataset", "fold", "auroc", "auprc", "fpr95"]
-
-
-def kernel_long_table(kernels: pd.DataFrame) -> pd.DataFrame:
-    """Per-fold kernel rows in the references' column order; ``setting`` is default or grid (the other
-    configurations of the search), followed by the configuration and diagnostics."""
-    frame = kernels.assign(setting=np.where(kernels["is_default"], "default", "grid"))
-    return frame[LONG_COLUMNS + [c for c in frame.columns if c not in LONG_COLUMNS]]
+ANALYSIS_SEED = stable_seed("glad", "dataset-bootstrap")
+TABLE2_PROTOCOLS = ("oracle_own", "last", "val_normal", "hp_free")
+PER_DATASET = {"table24": "oracle_own", "table25": "last", "table26": "val_normal", "table27": "hp_free"}
 
 
-def kernel_settings(kernels: pd.DataFrame) -> pd.DataFrame:
-    """Fold-mean AUROC per (method, fit, dataset) at the default and, where a grid was searched, at the tuned
-    (best mean test AUROC) configuration."""
-    means = kernels.groupby(["method", "fit", "dataset", "config", "is_default"], as_index=False).agg(
-        auroc=("auroc", "mean"), constant_kernel=("constant_kernel", "all")
+def _write(ctx: RuleContext, frame: pd.DataFrame, title: str | None) -> None:
+    write_table(frame, ctx.output["table"], title=title)
+
+
+# ---- part 1: audits, references, kernel baselines --------------------------------------------------------
+
+
+def _folds_by_dataset(ctx: RuleContext) -> dict[str, list[Fold]]:
+    """Input ``folds``: every dataset's folds, by the dataset named in its file."""
+    return {json.loads(Path(p).read_text(encoding="utf-8"))["dataset"]: read_folds(p) for p in ctx.input_list("folds")}
+
+
+def audits(ctx: RuleContext) -> None:
+    """Every dataset's audit rows (input ``audits``)."""
+    _write(ctx, read_tables(ctx.input_list("audits")), "Dataset audits (U7, U10, U11)")
+
+
+def references(ctx: RuleContext) -> None:
+    """Every dataset's training-free reference rows per fold (input ``references``)."""
+    _write(ctx, read_tables(ctx.input_list("references")), "Training-free references per fold")
+
+
+def kernels(ctx: RuleContext) -> None:
+    """Every kernel baseline row per fold and configuration (input ``kernels``)."""
+    frame = baselines.kernel_long_table(read_tables(ctx.input_list("kernels")))
+    _write(ctx, frame, "Kernel baselines per fold and configuration")
+
+
+def table19(ctx: RuleContext) -> None:
+    """Table 19: kernel baselines on UB9 (input ``kernels``)."""
+    frame = baselines.kernel_table(read_tables(ctx.input_list("kernels")), list(UB9))
+    _write(ctx, frame, "Table 19: kernel baselines, UB9")
+
+
+def table20(ctx: RuleContext) -> None:
+    """Table 20: kernel baselines on the secondary datasets (input ``kernels``)."""
+    frame = baselines.kernel_table(read_tables(ctx.input_list("kernels")), list(SECONDARY))
+    _write(ctx, frame, "Table 20: kernel baselines, secondary datasets")
+
+
+def kernel_gaps(ctx: RuleContext) -> None:
+    """The kernel baselines' hyperparameter gap on UB9 (input ``kernels``)."""
+    frame = baselines.kernel_gaps(read_tables(ctx.input_list("kernels")), list(UB9))
+    _write(ctx, frame, "Kernel hyperparameter gap (tuned - default), UB9")
+
+
+def kernel_summary(ctx: RuleContext) -> None:
+    """The share of training normals OCSVM flags (input ``kernels``)."""
+    _write(ctx, baselines.kernel_summary(read_tables(ctx.input_list("kernels"))), "Kernel baselines: summaries")
+
+
+def table21(ctx: RuleContext) -> None:
+    """Table 21: UB-GOLD's unchanged WL-IF pipeline (inputs ``pairing``, ``folds``)."""
+    frame = baselines.pairing_table(read_tables(ctx.input_list("pairing")), _folds_by_dataset(ctx))
+    _write(ctx, frame, "Table 21: UB-GOLD's unchanged WL-IF pipeline")
+
+
+def table22(ctx: RuleContext) -> None:
+    """Table 22: the published kernel AUROCs of the datasets with folds and their z against random pairing
+    (inputs ``published``, ``folds``)."""
+    folds = _folds_by_dataset(ctx)
+    published = yaml.safe_load(Path(ctx.input["published"]).read_text(encoding="utf-8"))["published"]
+    frame = baselines.chance_z_table([p for p in published if p["dataset"] in folds], folds)
+    _write(ctx, frame, "Table 22: published kernel AUROCs with z against random pairing")
+
+
+def table23_references(ctx: RuleContext) -> None:
+    """Table 23's reference rows: the training-free references on UB9 (input ``references``)."""
+    frame = baselines.reference_table(read_tables(ctx.input_list("references")), list(UB9))
+    _write(ctx, frame, "Table 23 (reference rows): training-free references, UB9")
+
+
+def table28(ctx: RuleContext) -> None:
+    """Tables 28-29's reference rows: the training-free references on the secondary datasets."""
+    frame = baselines.reference_table(read_tables(ctx.input_list("references")), list(SECONDARY))
+    _write(ctx, frame, "Tables 28-29 (reference rows): training-free references, secondary datasets")
+
+
+# ---- the deep detectors: every replay, read back ---------------------------------------------------------
+
+
+def _analysis(ctx: RuleContext, n_resamples: int = 0) -> lb.Analysis:
+    """The analysis of every replay (input ``protocols``); dataset resamples only for a bootstrap table."""
+    analysis = lb.build_analysis(read_tables(ctx.input_list("protocols")), n_resamples, ANALYSIS_SEED)
+    log.info(
+        "analysis: %d complete detectors %s on %d datasets (%s)",
+        len(analysis.detectors),
+        analysis.detectors,
+        len(analysis.datasets),
+        analysis.scope,
     )
-    default = means[means["is_default"]].assign(setting="default")
-    searched = means.groupby(["method", "fit", "dataset"])["config"].transform("nunique") > 1
-    tuned = (
-        means[searched]
-        .sort_values(["auroc", "config"], ascending=[False, True], kind="stable")
-        .groupby(["method", "fit", "dataset"], as_index=False)
-        .head(1)
-        .assign(setting="tuned")
+    return analysis
+
+
+def _bootstrapped(ctx: RuleContext) -> lb.Analysis:
+    """:func:`_analysis` with ``params.bootstrap`` paired dataset resamples."""
+    return _analysis(ctx, ctx.params["bootstrap"])
+
+
+def _extra_rows(ctx: RuleContext) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Part 1's references and kernel settings (inputs ``references``, ``kernels``: their tables)."""
+    return pd.read_csv(ctx.input["references"]), baselines.kernel_settings(pd.read_csv(ctx.input["kernels"]))
+
+
+def leaderboard(ctx: RuleContext) -> None:
+    """Fold means per detector, dataset and protocol (input ``protocols``)."""
+    frame = lb.fold_means(read_tables(ctx.input_list("protocols")))
+    _write(ctx, frame, "Fold means per detector, dataset and protocol")
+
+
+def leakage(ctx: RuleContext) -> None:
+    """Checkpoint leakage per detector and pooled, with bootstrap intervals."""
+    frame = lb.leakage_table(_bootstrapped(ctx))
+    _write(ctx, frame, "Checkpoint leakage: Oracle (UB-GOLD rule) minus Val-Normal / Last")
+
+
+def hp_gap(ctx: RuleContext) -> None:
+    """The hyperparameter gap per detector and pooled, with bootstrap intervals."""
+    _write(ctx, lb.hp_gap_table(_bootstrapped(ctx)), "Hyperparameter gap: Val-Normal minus HP-Free")
+
+
+def kendall(ctx: RuleContext) -> None:
+    """Kendall tau-b between the protocols' leaderboards, with bootstrap intervals."""
+    _write(ctx, lb.kendall_table(_bootstrapped(ctx)), "Kendall tau-b between leaderboards")
+
+
+def decisions(ctx: RuleContext) -> None:
+    """The pre-registered decisions G1, G2(a-c) and G from leakage, hyperparameter gap and tau-b."""
+    analysis = _bootstrapped(ctx)
+    frame = lb.decisions_table(
+        lb.leakage_table(analysis), lb.hp_gap_table(analysis), lb.kendall_table(analysis), analysis
     )
-    return pd.concat([default, tuned], ignore_index=True)[KEYS + ["dataset", "config", "auroc", "constant_kernel"]]
+    _write(ctx, frame, "Pre-registered decisions G1, G2(a), G2(b), G2(c) and G (spec 4.6)")
 
 
-def wide_table(long: pd.DataFrame, keys: list[str], datasets: list[str]) -> pd.DataFrame:
-    """One row per key combination, one column per dataset (in the given order), then their mean."""
-    present = [d for d in datasets if d in set(long["dataset"])]
-    wide = long.pivot_table(index=keys, columns="dataset", values="auroc", aggfunc="first").reset_index()
-    wide = wide.reindex(columns=keys + present)
-    wide["mean"] = wide[present].mean(axis=1)
-    wide["n_datasets"] = wide[present].notna().sum(axis=1).astype(int)
-    return wide.sort_values(keys, kind="stable").reset_index(drop=True)
+def friedman(ctx: RuleContext) -> None:
+    """Friedman, Iman-Davenport and Nemenyi CD per protocol."""
+    rows, _ = lb.friedman_tables(_analysis(ctx))
+    _write(ctx, rows, "Friedman, Iman-Davenport and Nemenyi CD per protocol")
 
 
-def kernel_table(kernels: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
-    """Table 19 / 20: kernel baselines x {train, test} fit x {default, tuned}, fold means; ``constant``
-    lists the datasets whose kernel matrix is constant (AUROC 50 by construction, the paper's §)."""
-    settings = kernel_settings(kernels[kernels["dataset"].isin(datasets)])
-    table = wide_table(settings, KEYS, datasets)
-    constant = (
-        settings[settings["constant_kernel"]]
-        .groupby(KEYS)["dataset"]
-        .apply(lambda d: " ".join(sorted(set(d))))
-        .rename("constant")
-        .reset_index()
-    )
-    return table.merge(constant, on=KEYS, how="left")
+def pairwise(ctx: RuleContext) -> None:
+    """Pairwise exact Wilcoxon tests over datasets, Holm-adjusted within a protocol."""
+    _, pairs = lb.friedman_tables(_analysis(ctx))
+    _write(ctx, pairs, "Pairwise exact Wilcoxon over datasets, Holm within protocol")
 
 
-def kernel_gaps(kernels: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
-    """Hyperparameter gap (tuned - default, mean over the datasets) per kernel baseline and fit."""
-    table = kernel_table(kernels, datasets)
-    pivot = (
-        table.pivot_table(index=["method", "fit"], columns="setting", values="mean")
-        .reindex(columns=["default", "tuned"])
-        .reset_index()
-    )
-    pivot["gap"] = pivot["tuned"] - pivot["default"]
-    return pivot[["method", "fit", "default", "tuned", "gap"]]
+def perm_null(ctx: RuleContext) -> None:
+    """Selection on noise against the observed selection gain (inputs ``protocols``, ``null``)."""
+    frame = lb.perm_null_table(read_tables(ctx.input_list("null")), _analysis(ctx))
+    _write(ctx, frame, "Selection on noise: permuted-label best minus last against the observed")
 
 
-def kernel_summary(kernels: pd.DataFrame) -> pd.DataFrame:
-    """Share of training normals OCSVM flags (train-fit, default), min / median / max over folds."""
-    flagged = kernels[(kernels["method"].str.endswith("OCSVM")) & (kernels["fit"] == "train") & kernels["is_default"]][
-        "ocsvm_flagged"
-    ].dropna()
-    if flagged.empty:
-        return pd.DataFrame(columns=["quantity", "value"])
-    return pd.DataFrame(
-        {
-            "quantity": ["ocsvm_flagged_min", "ocsvm_flagged_median", "ocsvm_flagged_max"],
-            "value": [flagged.min(), flagged.median(), flagged.max()],
-        }
-    )
+def size_matched(ctx: RuleContext) -> None:
+    """Val-Normal AUROC on size-matched test subsets (input ``size_matched``, ``params.min_retained``)."""
+    frame = lb.size_matched_table(read_tables(ctx.input_list("size_matched")), ctx.params["min_retained"])
+    _write(ctx, frame, "Val-Normal AUROC on size-matched test subsets")
 
 
-def reference_table(references: pd.DataFrame, datasets: list[str]) -> pd.DataFrame:
-    """Table 23's reference rows: fold-mean AUROC per reference and dataset, and their mean."""
-    means = references.groupby(KEYS + ["dataset"], as_index=False)["auroc"].mean()
-    return wide_table(means, KEYS, datasets)
+def robustness(ctx: RuleContext) -> None:
+    """Pooled leakage leaving datasets out, per dataset, without flagged runs and on the default runs."""
+    frame = lb.robustness_table(_analysis(ctx))
+    _write(ctx, frame, "Robustness: leakage per dataset, leaving one out, on the default-setting runs")
 
 
-def pairing_table(pairing: pd.DataFrame, folds_by_dataset: dict[str, list[Fold]]) -> pd.DataFrame:
-    """Table 21: released-pairing and aligned AUROC, share of differing label positions, and the z of
-    the released-pairing mean against chance; the last row averages every fold (its |z| is the largest)."""
-    rows = []
-    for dataset, group in pairing.groupby("dataset", sort=False):
-        sd = chance_sd(folds_by_dataset[dataset])
-        released = group["auroc_released"].mean()
-        rows.append(
-            {
-                "dataset": dataset,
-                "auroc_released": released,
-                "auroc_aligned": group["auroc_aligned"].mean(),
-                "differing_share": group["differing_share"].mean(),
-                "chance_sd": sd,
-                "z_released": (released - 50.0) / sd,
-                "abs_z_released": abs(released - 50.0) / sd,
-            }
-        )
-    table = pd.DataFrame(rows)
-    summary = {
-        "dataset": "all folds",
-        "auroc_released": pairing["auroc_released"].mean(),
-        "auroc_aligned": pairing["auroc_aligned"].mean(),
-        "differing_share": pairing["differing_share"].mean(),
-        "chance_sd": np.nan,
-        "z_released": np.nan,
-        "abs_z_released": table["abs_z_released"].max(),
-    }
-    return pd.concat([table, pd.DataFrame([summary])], ignore_index=True)
+def table2(ctx: RuleContext) -> None:
+    """Table 2: the main leaderboard, ranks among the detectors (inputs ``protocols``, ``references``,
+    ``kernels``)."""
+    analysis = _bootstrapped(ctx)
+    extra = lb.reference_rows(*_extra_rows(ctx), analysis.datasets)
+    frame = lb.leaderboard_table(analysis, extra, TABLE2_PROTOCOLS, rank_detectors_only=True)
+    _write(ctx, frame, "Table 2: main leaderboard (ranks among the detectors; references, kernels)")
 
 
-def chance_z_table(published: list[dict], folds_by_dataset: dict[str, list[Fold]]) -> pd.DataFrame:
-    """Table 22: each published kernel AUROC with its z against random pairing on the same folds."""
-    rows = []
-    for entry in published:
-        sd = chance_sd(folds_by_dataset[entry["dataset"]])
-        rows.append(
-            {
-                "dataset": entry["dataset"],
-                "method": entry["method"],
-                "published": entry["auroc"],
-                "chance_sd": sd,
-                "z": (entry["auroc"] - 50.0) / sd,
-                "source": entry.get("source", ""),
-            }
-        )
-    return pd.DataFrame(rows, columns=["dataset", "method", "published", "chance_sd", "z", "source"])
+def table23(ctx: RuleContext) -> None:
+    """Table 23: the full leaderboard, ranks among all rows (inputs ``protocols``, ``references``, ``kernels``)."""
+    analysis = _bootstrapped(ctx)
+    extra = lb.reference_rows(*_extra_rows(ctx), analysis.datasets)
+    frame = lb.leaderboard_table(analysis, extra, lb.LEADERBOARD_PROTOCOLS)
+    _write(ctx, frame, "Table 23: full leaderboard (detectors implemented here, kernels, references)")
+
+
+def _per_dataset(ctx: RuleContext, table: str) -> None:
+    """Tables 24-27: one protocol's AUROC per detector, reference, kernel and dataset."""
+    protocol, analysis = PER_DATASET[table], _analysis(ctx)
+    extra = lb.reference_rows_per_dataset(*_extra_rows(ctx), protocol)
+    frame = lb.per_dataset_table(analysis, extra[extra["dataset"].isin(analysis.datasets)], protocol)
+    _write(ctx, frame, f"{table.title()}: {protocol} AUROC per dataset")
+
+
+def table24(ctx: RuleContext) -> None:
+    """Table 24: Oracle (the detector's own rule) AUROC per dataset."""
+    _per_dataset(ctx, "table24")
+
+
+def table25(ctx: RuleContext) -> None:
+    """Table 25: Last AUROC per dataset."""
+    _per_dataset(ctx, "table25")
+
+
+def table26(ctx: RuleContext) -> None:
+    """Table 26: Val-Normal AUROC per dataset."""
+    _per_dataset(ctx, "table26")
+
+
+def table27(ctx: RuleContext) -> None:
+    """Table 27: HP-Free AUROC per dataset."""
+    _per_dataset(ctx, "table27")
+
+
+def table30(ctx: RuleContext) -> None:
+    """Table 30: leakage vs Val-Normal and vs Last per detector, side by side."""
+    _write(ctx, lb.leakage_side_by_side(lb.leakage_table(_bootstrapped(ctx))), "Table 30: leakage per detector")
+
+
+def table31(ctx: RuleContext) -> None:
+    """Table 31: the label-free selectors on the pilot detectors."""
+    _write(ctx, lb.selectors_table(_analysis(ctx)), "Table 31: label-free selectors, pilot detectors")
+
+
+def table32(ctx: RuleContext) -> None:
+    """Table 32: Kendall tau-b between rankings (the ``kendall`` table under the paper's number)."""
+    _write(ctx, lb.kendall_table(_bootstrapped(ctx)), "Table 32: Kendall tau-b between rankings")
+
+
+def table33(ctx: RuleContext) -> None:
+    """Table 33: AUPRC and FPR95 under Oracle, Val-Normal and HP-Free."""
+    _write(ctx, lb.auprc_fpr_table(_analysis(ctx)), "Table 33: AUPRC and FPR95")
+
+
+def table34(ctx: RuleContext) -> None:
+    """Table 34: Friedman p per protocol, the smallest pairwise p and the Holm rejections."""
+    _write(ctx, lb.significance_table(*lb.friedman_tables(_analysis(ctx))), "Table 34: significance tests")

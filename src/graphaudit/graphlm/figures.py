@@ -6,6 +6,7 @@ import os
 
 import pandas as pd
 
+from graphaudit.common.rule import RuleContext
 from graphaudit.report.figures import pyplot, save_figure
 
 PANELS = (
@@ -15,7 +16,12 @@ PANELS = (
 )
 
 
-def figure1(evaluation: pd.DataFrame, bootstrap: pd.DataFrame, png: str | os.PathLike[str]) -> None:
+def fig1(ctx: RuleContext) -> None:
+    """Rule entry: Figure 1 from the evaluation and bootstrap tables (``input.evaluation``, ``input.bootstrap``)."""
+    plot_fig1(pd.read_csv(ctx.input["evaluation"]), pd.read_csv(ctx.input["bootstrap"]), ctx.output["figure"])
+
+
+def plot_fig1(evaluation: pd.DataFrame, bootstrap: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     """Bars per dataset and generator, the bootstrap mean as a line with a +-1.96 sd band for rho.
 
     Writes ``png`` and an SVG twin.

@@ -6,7 +6,7 @@ every paper-internal relation of spec §7.3 from those cells, one result row per
 not: the Table 2 averages (several printed AVG. cells do not equal the mean over models), the Table 20
 ranks (AVG. rank, and the §2.12 rule max(A.L., E.L.) -> mean over scales and items -> rank, which fails for
 two columns), Table 24's Decrease rows, Table 25's Avg. Increase, the paper's §7.2 accuracies, and the evaluation
-sizes that the printed values imply. :func:`paper_consistency` is the rule entry that writes them;
+sizes that the printed values imply; :func:`graphaudit.llmpattern.tables.paper_consistency` writes them.
 :func:`paper_rows` hands the tables layer one table's cells to print beside reproduced numbers.
 
 Values are read as the exact printed text (YAML ``BaseLoader``, repeated keys rejected), so ``.632`` and
@@ -16,7 +16,6 @@ dash).
 
 from __future__ import annotations
 
-import logging
 import math
 import os
 import re
@@ -26,9 +25,6 @@ from typing import Any
 
 import pandas as pd
 import yaml
-
-from graphaudit.common.rule import RuleContext
-from graphaudit.report.tables import write_table
 
 __all__ = [
     "CHECK_COLUMNS",
@@ -40,11 +36,8 @@ __all__ = [
     "PaperValuesError",
     "consistency_checks",
     "load_paper_values",
-    "paper_consistency",
     "paper_rows",
 ]
-
-log = logging.getLogger(__name__)
 
 MODELS: tuple[str, ...] = ("GPT-4", "GPT-4o", "Mixtral", "Llama", "Gemini", "Claude", "O1-mini")
 MEAN = "mean"  # the label of a printed average row or column (Table 2 AVG. and Avg. A/D, Table 20 AVG. rank)
@@ -479,10 +472,3 @@ def consistency_checks(values: pd.DataFrame) -> list[dict[str, Any]]:
     says whether ``|computed - printed| <= tolerance``. Checks that fail are reported, not dropped.
     """
     return [result for check in _CHECKS for result in check(values)]
-
-
-def paper_consistency(ctx: RuleContext) -> None:
-    """Rule entry: ``input.values`` (paper_values.yaml) -> ``output.table`` (paper_consistency.csv + .md)."""
-    results = pd.DataFrame(consistency_checks(load_paper_values(ctx.input["values"])), columns=list(CHECK_COLUMNS))
-    write_table(results, ctx.output["table"], title="llmpattern: the paper's internal arithmetic (spec §7.3)")
-    log.info("%d paper-consistency checks, %d do not hold", len(results), int((~results["holds"]).sum()))

@@ -158,7 +158,8 @@ _REPO_BOLD = [
         r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this set has \d+ edges, (a (\w+)|not a (\w+))\.",
         r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?this forms (a (\w+)|not a (\w+))",
         r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?(a (\w+)|not a (\w+))",
-        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this forms a complete graph \(\d+ edges\), (a (\w+)|not a (\w+))\.",
+        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this forms a complete graph "
+        r"\(\d+ edges\), (a (\w+)|not a (\w+))\.",
         r"nodes\s([\d,\s]+) forms (a (\w+)|not a (\w+)):",
     )
 ]

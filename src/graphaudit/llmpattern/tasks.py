@@ -4,9 +4,9 @@ Data flow: ``llmpattern_items`` writes one JSONL of items per set (``data/genera
 ``llmpattern_respond`` builds every prompt of a set's evaluated items (formats, terminology / topology,
 patterns, gold sets, styles as the set's tasks have them), answers them through one responder with a
 content-addressed cache (``results/llmpattern/cache/<responder>/<set>.jsonl``, kept when a job stops, so a
-rerun asks only what is missing) and scores every answer in both scoring modes; ``llmpattern_tables`` groups
-the scores into the paper's tables. BA-2motif runs in two stages, as in the paper: the classification prompts
-list the discriminative patterns that the same responder extracted.
+rerun asks only what is missing) and scores every answer in both scoring modes; :mod:`graphaudit.llmpattern.tables`
+groups the scores into the paper's tables. BA-2motif runs in two stages, as in the paper: the classification
+prompts list the discriminative patterns that the same responder extracted.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from graphaudit.common.records import write_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.answers import BASELINE_TASKS
 from graphaudit.llmpattern.cache import ResponseCache
-from graphaudit.llmpattern.datasets import Item, dataset_statistics, occurrence_statistics, read_items, write_items
+from graphaudit.llmpattern.datasets import Item, read_items, write_items
 from graphaudit.llmpattern.generators import (
     ba2motif_items,
     detection_items,
@@ -40,22 +40,30 @@ from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, FREQUENT_PATTERNS,
 from graphaudit.llmpattern.prompts import build_prompt
 from graphaudit.llmpattern.responders import PROMPT_OPTIONS, Responder, make_responder
 from graphaudit.llmpattern.scorers import aggregate, score_answer
+from graphaudit.llmpattern.settings import (
+    ITEM_SETTINGS,
+    DetectionItems,
+    DiscriminativeItems,
+    FrequentItems,
+    IsomorphismItems,
+    ItemSettings,
+    KcoreItems,
+    ModificationItems,
+    RespondSettings,
+    TranslationItems,
+)
 from graphaudit.report.tables import write_table
 
 __all__ = [
-    "REPO_CAPS",
+    "DERIVED",
     "SETS",
-    "TABLES",
     "covers",
     "evaluated_items",
     "llmpattern_items",
     "llmpattern_respond",
-    "llmpattern_statistics",
-    "llmpattern_tables",
     "prompt_jobs",
     "responder_slug",
     "set_items",
-    "summary",
 ]
 
 log = logging.getLogger(__name__)
@@ -71,45 +79,6 @@ SET_TASKS = {
     "discriminative": {"discriminative", "ba2motif"},
 }
 DERIVED = {"isomorphism", "kcore"}  # sets built from the undirected detection graphs
-# paper table -> task code (and stage); T3/T6 are Tables 18/19
-TABLES = {
-    "table2": ("T1", None),
-    "table3": ("T2", None),
-    "table4": ("T4", None),
-    "table5": ("T5", None),
-    "table6": ("T7", None),
-    "table7": ("T8", None),
-    "table8": ("T9", None),
-    "table18": ("T3", None),
-    "table19": ("T6", None),
-}
-TABLE_COLUMNS = [
-    "task",
-    "stage",
-    "variant",
-    "pattern",
-    "scale",
-    "fmt",
-    "description",
-    "style",
-    "responder",
-    "mode",
-    "metric",
-    "value",
-    "n",
-    "n_unparsed",
-    "note",
-]
-# Why the exact answer scores below 1 under the authors' scoring (spec 4.9, pitfalls 4 and 6).
-REPO_CAPS = {
-    "T1": "the repository's translation parser reads edge tuples only, so an adjacency-list answer is unparsed",
-    "T3": "the repository's 5-tuple regex needs ',,' before the fifth number, so house answers are unreadable "
-    "and only graphs without a house score",
-    "T6": "the repository's 5-tuple regex needs ',,' before the fifth number, so house answers are unreadable "
-    "and only graphs without a house score",
-    "T7": "an empty answer scores 0 even when the 3-core is empty, so the ceiling is the share of graphs with a "
-    "non-empty 3-core",
-}
 SCORE_MODES = ("repo", "clean")
 
 
@@ -131,74 +100,64 @@ def covers(responder_spec: str, set_name: str) -> bool:
 
 
 # ---- item sets -------------------------------------------------------------------------------------------
-def set_items(set_name: str, cfg: dict, detection: Sequence[Item] = ()) -> list[Item]:
-    """Every item of a set at the configured scales and counts (pools and turns included)."""
-    seed, scales = int(cfg["seed"]), list(cfg["scales"])
-    if set_name == "translation":
-        return translation_items(int(cfg["translation"]["per_pattern"]))
-    if set_name == "detection":
-        return [
-            item
-            for directed in (False, True)
-            for scale in scales
-            for item in detection_items(directed, scale, int(cfg["detection"]["per_n"]), seed)
-        ]
+def set_items(settings: ItemSettings, detection: Sequence[Item] = ()) -> list[Item]:
+    """Every item of the set whose settings are ``settings`` (:data:`graphaudit.llmpattern.settings.ITEM_SETTINGS`)
+    at the configured scales and counts, pools and turns included; isomorphism and k-core are built from the
+    undirected graphs of ``detection``."""
     undirected = [item for item in detection if not item["directed"]]
-    if set_name == "isomorphism":
-        return [item for mode in cfg["isomorphism"]["modes"] for item in isomorphism_items(undirected, mode, seed)]
-    if set_name == "kcore":
-        return kcore_items(undirected)
-    if set_name == "modification":
-        return [
-            item
-            for variant in MODIFICATIONS
-            for scale in scales
-            for item in modification_items(variant, scale, int(cfg["modification"]["per_n"]), seed)
-        ]
-    if set_name == "frequent":
-        return [
-            item
-            for pattern in FREQUENT_PATTERNS
-            for scale in scales
-            for item in _frequent(pattern, scale, cfg["frequent"], seed)
-        ]
-    if set_name == "discriminative":
-        ba = ba2motif_items(int(cfg["ba2motif"]["per_class"]), int(cfg["ba2motif"]["test_per_class"]), seed=seed)
-        return ba + discriminative_turns(ba, int(cfg["ba2motif"]["turns"]), int(cfg["ba2motif"]["per_label"]), seed)
-    raise ValueError(f"unknown llmpattern set {set_name!r}; sets are {', '.join(SETS)}")
+    match settings:
+        case TranslationItems():
+            return translation_items(settings.per_pattern)
+        case DetectionItems():
+            return [
+                item
+                for directed in (False, True)
+                for scale in settings.scales
+                for item in detection_items(directed, scale, settings.per_n, settings.seed)
+            ]
+        case IsomorphismItems():
+            return [item for mode in settings.modes for item in isomorphism_items(undirected, mode, settings.seed)]
+        case ModificationItems():
+            return [
+                item
+                for variant in MODIFICATIONS
+                for scale in settings.scales
+                for item in modification_items(variant, scale, settings.per_n, settings.seed)
+            ]
+        case FrequentItems():
+            return [
+                item
+                for pattern in FREQUENT_PATTERNS
+                for scale in settings.scales
+                for item in _frequent(pattern, scale, settings)
+            ]
+        case DiscriminativeItems():
+            ba = ba2motif_items(settings.per_class, settings.test_per_class, seed=settings.seed)
+            return ba + discriminative_turns(ba, settings.turns, settings.per_label, settings.seed)
+        case KcoreItems():
+            return kcore_items(undirected)
+    raise TypeError(f"no llmpattern set has the settings {settings!r}")
 
 
-def _frequent(pattern: str, scale: str, cfg: dict, seed: int) -> list[Item]:
-    pool = frequent_graph_items(pattern, scale, int(cfg["per_n"]), seed)
-    turns = cfg["turns"].get(scale) if cfg.get("turns") else None
-    return pool + frequent_turns(pool, turns, seed=seed)
+def _frequent(pattern: str, scale: str, settings: FrequentItems) -> list[Item]:
+    pool = frequent_graph_items(pattern, scale, settings.per_n, settings.seed)
+    turns = settings.turns.get(scale) if settings.turns else None  # a scale left out takes the repository's count
+    return pool + frequent_turns(pool, turns, seed=settings.seed)
 
 
 def llmpattern_items(ctx: RuleContext) -> None:
-    """Rule entry: one set's items (``wildcards.set``); isomorphism and k-core read the detection set."""
-    cfg, name = ctx.params["llmpattern"], ctx.wildcards["set"]
+    """Rule entry: one set's items (``wildcards.set``, its settings in ``params.generation``); isomorphism and k-core
+    read the detection set."""
+    name = ctx.wildcards["set"]
+    if name not in ITEM_SETTINGS:
+        raise ValueError(f"unknown llmpattern set {name!r}; sets are {', '.join(SETS)}")
     detection = read_items(ctx.input["detection"]) if name in DERIVED else ()
-    count = write_items(ctx.output["itemset"], set_items(name, cfg, detection))
+    count = write_items(ctx.output["itemset"], set_items(ctx.settings("generation", ITEM_SETTINGS[name]), detection))
     log.info("%s: %d items", name, count)
 
 
-def llmpattern_statistics(ctx: RuleContext) -> None:
-    """Rule entry: Table 12 statistics of every generated set and the detection occurrence statistics."""
-    items = [item for path in ctx.input_list("itemsets") for item in read_items(path)]
-    write_table(
-        pd.DataFrame(dataset_statistics(items)),
-        ctx.output["table12"],
-        title="Table 12: statistics of the generated data sets",
-    )
-    write_table(
-        pd.DataFrame(occurrence_statistics(items)),
-        ctx.output["occurrences"],
-        title="Induced occurrences per detection graph (spec 7.2)",
-    )
-
-
 # ---- prompts ---------------------------------------------------------------------------------------------
-def evaluated_items(items: Sequence[Item], cfg: dict) -> list[Item]:
+def evaluated_items(items: Sequence[Item], n_eval: int, seed: int) -> list[Item]:
     """The items that get prompts: every small item, ``n_eval`` of each medium / large set (one shared subset
     for detection, isomorphism and k-core, as the repository shares it), pools and discrimination graphs
     left out."""
@@ -213,20 +172,23 @@ def evaluated_items(items: Sequence[Item], cfg: dict) -> list[Item]:
             chosen.extend(group)
             continue
         name = "detection" if task in ("detection", "isomorphism", "kcore") else f"{task}/{variant}"
-        chosen.extend(group[i] for i in eval_subset(name, scale, len(group), int(cfg["n_eval"]), seed=int(cfg["seed"])))
+        chosen.extend(group[i] for i in eval_subset(name, scale, len(group), n_eval, seed=seed))
     return chosen
 
 
-def prompt_jobs(item: Item, cfg: dict) -> Iterator[dict[str, Any]]:
+def prompt_jobs(item: Item, formats: Sequence[str], styles: Sequence[str] | None) -> Iterator[dict[str, Any]]:
     """The prompt settings of an item: graph format, description, pattern, gold set and style as its task has
-    them (classification prompts are built later, from the extracted patterns)."""
+    them (classification prompts are built later, from the extracted patterns); ``styles`` are the detection
+    prompts' styles (a detection item needs them)."""
     task = item["task"]
-    for fmt in cfg["formats"]:
+    if task == "detection" and styles is None:
+        raise ValueError(f"detection item {item['item_id']!r} needs the detection prompt styles")
+    for fmt in formats:
         if task == "detection":
             patterns = DIRECTED_PATTERNS if item["directed"] else UNDIRECTED_PATTERNS
             for description in ("term", "topo"):
                 for pattern in patterns:
-                    for style in cfg["detection"]["styles"]:
+                    for style in styles:
                         yield {"fmt": fmt, "description": description, "pattern": pattern, "style": style}
         elif task == "modification":
             for description in ("term", "topo"):
@@ -285,73 +247,33 @@ def _type_patterns(turns: list[tuple[Item, dict]], scores: list[dict], fmt: str)
 
 
 def _classification_jobs(
-    items: Sequence[Item], turns: list[tuple[Item, dict]], scores: list[dict], cfg: dict
+    items: Sequence[Item], turns: list[tuple[Item, dict]], scores: list[dict], formats: Sequence[str]
 ) -> list[tuple[Item, dict]]:
     tests = [item for item in items if item["task"] == "ba2motif" and item["variant"] == "classification"]
     return [
-        (item, {"fmt": fmt, "type_patterns": _type_patterns(turns, scores, fmt)})
-        for fmt in cfg["formats"]
-        for item in tests
+        (item, {"fmt": fmt, "type_patterns": _type_patterns(turns, scores, fmt)}) for fmt in formats for item in tests
     ]
 
 
 def llmpattern_respond(ctx: RuleContext) -> None:
-    """Rule entry: one responder on one set; writes the per-answer scores (``scores``, JSONL) and their
-    aggregates (``table``)."""
-    cfg, set_name, name = ctx.params["llmpattern"], ctx.wildcards["set"], ctx.wildcards["responder"]
-    spec = next(spec for spec in cfg["responders"] if responder_slug(spec) == name)
-    responder = make_responder(spec, cfg["model"] if str(spec).startswith("openai-compatible") else None)
+    """Rule entry: one responder (``params.respond``) on one set; writes the per-answer scores (``scores``,
+    JSONL) and their aggregates (``table``)."""
+    settings = ctx.settings("respond", RespondSettings)
+    set_name, name = ctx.wildcards["set"], ctx.wildcards["responder"]
+    responder = make_responder(settings.responder, settings.model)
     items = read_items(ctx.input["itemset"])
-    chosen = evaluated_items(items, cfg)
-    jobs = [(item, options) for item in chosen for options in prompt_jobs(item, cfg)]
+    chosen = evaluated_items(items, settings.n_eval, settings.seed)
+    jobs = [(item, options) for item in chosen for options in prompt_jobs(item, settings.formats, settings.styles)]
     cache_path = Path(ctx.params["cache"])
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     cache = ResponseCache(cache_path)
     scores = _answer_and_score(responder, name, jobs, cache)
     if set_name == "discriminative":
         turns = [(item, options) for item, options in jobs if item["task"] == "discriminative"]
-        scores += _answer_and_score(responder, name, _classification_jobs(items, turns, scores, cfg), cache)
+        scores += _answer_and_score(
+            responder, name, _classification_jobs(items, turns, scores, settings.formats), cache
+        )
     write_records(ctx.output["scores"], ({k: v for k, v in s.items() if k != "response_text"} for s in scores))
     rows = aggregate(s for s in scores)
     write_table(pd.DataFrame(rows), ctx.output["table"], title=f"{set_name}: {name}")
     log.info("%s / %s: %d prompts, %d table cells", set_name, name, len(jobs), len(rows))
-
-
-# ---- tables ----------------------------------------------------------------------------------------------
-def _table(frame: pd.DataFrame, task: str) -> pd.DataFrame:
-    """One paper table's cells, the oracle's repo-mode cells below 1 annotated with the scoring cap."""
-    rows = frame[frame["task"] == task].reindex(columns=TABLE_COLUMNS)
-    capped = (rows["responder"] == "oracle") & (rows["mode"] == "repo") & (rows["value"] < 1)
-    return rows.assign(note=rows["note"].astype(object).where(~capped, REPO_CAPS.get(task, "")))
-
-
-def llmpattern_tables(ctx: RuleContext) -> None:
-    """Rule entry: Tables 2-8, 18 and 19 (every responder, both scoring modes) and Table 20 (responders ranked
-    per task by the mean headline metric of the repo mode, over the responders that answered every task)."""
-    frames = [pd.read_csv(path) for path in ctx.input_list("tables")]
-    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=TABLE_COLUMNS)
-    for name, (task, _) in TABLES.items():
-        write_table(_table(frame, task), ctx.output[name], title=f"{name}: {task}")
-    write_table(_ranks(frame), ctx.output["table20"], title="Table 20: responders ranked across tasks")
-    write_table(summary(frame), ctx.output["summary"], title="Headline metric per task, responder, variant and mode")
-
-
-def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean, minimum and maximum of the headline metric over a task's cells (patterns, scales, formats,
-    descriptions, styles), per responder, variant and scoring mode, with the cell count."""
-    keys = ["task", "stage", "variant", "responder", "mode", "metric"]
-    rows = frame.dropna(subset=["value"]).fillna({"stage": "", "variant": ""})
-    out = rows.groupby(keys)["value"].agg(["mean", "min", "max", "count"]).reset_index()
-    return out.rename(columns={"count": "cells"})
-
-
-def _ranks(frame: pd.DataFrame) -> pd.DataFrame:
-    repo = frame[frame["mode"] == "repo"].dropna(subset=["value"])
-    means = repo.groupby(["task", "responder"])["value"].mean().unstack("responder")
-    complete = means.dropna(axis=1)
-    if complete.empty:
-        return pd.DataFrame(columns=["responder", "mean_rank"])
-    ranks = complete.rank(axis=1, ascending=False, method="min")
-    out = ranks.T
-    out["mean_rank"] = out.mean(axis=1)
-    return out.reset_index().sort_values("mean_rank")

@@ -1,11 +1,13 @@
 """Torch / torch-geometric models and the resumable trainer that writes one record per evaluation point."""
 
 from graphaudit.nn.cvtgad import CVTGAD, CVTGADConfig
-from graphaudit.nn.detectors import OCGIN, OCGTL, GINConfig, GINEncoder, OCGINConfig, OCGTLConfig
 from graphaudit.nn.gladc import GLADC, GLADCConfig
 from graphaudit.nn.glocalkd import GLocalKD, GLocalKDConfig
 from graphaudit.nn.good_d import GOODD, GOODDConfig
 from graphaudit.nn.graphde import GraphDE, GraphDEConfig
+from graphaudit.nn.ocgin import OCGIN, OCGINConfig
+from graphaudit.nn.ocgtl import OCGTL, OCGTLConfig
+from graphaudit.nn.projected_gin import GINConfig
 from graphaudit.nn.signet import SIGNET, SIGNETConfig
 from graphaudit.nn.trainer import (
     Detector,
@@ -41,7 +43,6 @@ __all__ = [
     "CVTGADConfig",
     "Detector",
     "GINConfig",
-    "GINEncoder",
     "GLADCConfig",
     "GLocalKD",
     "GLocalKDConfig",

@@ -1,4 +1,5 @@
-"""The GIN encoder of UB-GOLD's OCGIN and OCGTL (``GAOOD/nn/encoder.py`` ``myGIN`` at c940457), rebuilt.
+"""The GIN encoder of UB-GOLD's OCGIN and OCGTL (``GAOOD/nn/encoder.py`` ``myGIN`` at c940457), rebuilt,
+and the encoder options both detectors share (:class:`GINConfig`).
 
 Per layer: a GIN convolution (two-layer MLP, ``train_eps`` equal to ``bias``), the graph norm below when
 ``norm_layer`` is ``gn``, ReLU, then a per-layer projection MLP (hidden -> hidden -> ``out_dim``) whose
@@ -15,6 +16,7 @@ UB-GOLD's draw for draw; parameter names match UB-GOLD's, so state dicts load ac
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -23,10 +25,30 @@ from torch_geometric.data import Batch
 from torch_geometric.nn import GINConv, global_add_pool, global_mean_pool
 from torch_geometric.utils import scatter
 
-__all__ = ["NORMS", "BatchGraphNorm", "ProjectedGIN", "ProjectionMLP", "check_gin_options"]
+__all__ = [
+    "NORMS",
+    "BatchGraphNorm",
+    "GINConfig",
+    "ProjectedGIN",
+    "ProjectionMLP",
+    "check_gin_options",
+    "projected_gin",
+]
 
 _POOLS = {"add": global_add_pool, "mean": global_mean_pool}
 NORMS = ("gn", "none")
+
+
+@dataclass(frozen=True)
+class GINConfig:
+    """The GIN encoder options OCGIN and OCGTL share; defaults are UB-GOLD's (``mymain.py``: hidden_dim 16,
+    num_layer 5; gn, add, no bias)."""
+
+    hidden_dim: int = 16
+    num_layer: int = 5
+    norm_layer: str = "gn"
+    aggregation: str = "add"
+    bias: bool = False
 
 
 def check_gin_options(norm_layer: str, aggregation: str, num_layer: int, pools: Mapping[str, object]) -> None:
@@ -121,3 +143,16 @@ class ProjectedGIN(nn.Module):
     def reset_parameters(self) -> None:
         for module in (*self.norms, *self.convs, *self.projs):
             module.reset_parameters()
+
+
+def projected_gin(in_dim: int, config: GINConfig) -> ProjectedGIN:
+    """UB-GOLD's ``myGIN(dim_features, hidden_dim, args)``: the projection width is ``hidden_dim`` too."""
+    return ProjectedGIN(
+        in_dim,
+        config.hidden_dim,
+        config.hidden_dim,
+        config.num_layer,
+        config.norm_layer,
+        config.aggregation,
+        config.bias,
+    )

@@ -10,6 +10,10 @@ A run lives in one folder:
 - ``checkpoint.pt``: model, optimizer, epoch, wall time and every RNG state (Python, numpy, torch CPU and
   CUDA, the loaders' generator), written atomically at evaluation points and every ``checkpoint_every_s``.
 
+The epoch driver, the checkpoint file, the RNG capture and isolation, the device choice and the peak-memory
+reading are the shared ones of :mod:`graphaudit.nn.loop` (NodeGround's node classifiers use the same); this
+module adds what is particular to detectors: batches of graphs, score files keyed by graph id, the records.
+
 Calling :func:`train` again on the same folder resumes from the checkpoint; on CPU the resumed run gives
 the same records, scores and weights as an uninterrupted one. Hold-out scoring always runs inside
 :func:`preserved_rng`, so recording it never changes the training trajectory. Test scoring follows
@@ -22,14 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import json
 import logging
-import random
-import resource
-import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,6 @@ import torch
 from torch_geometric.data import Batch, Data
 from torch_geometric.loader import DataLoader
 
-from graphaudit.common.atomic import atomic_path
 from graphaudit.common.records import (
     append_record,
     environment_versions,
@@ -49,6 +48,16 @@ from graphaudit.common.records import (
 )
 from graphaudit.common.seeds import stable_seed
 from graphaudit.data.graphset import GraphSet
+from graphaudit.nn.loop import (
+    Checkpoint,
+    EpochEnd,
+    peak_rss_mb,
+    preserved_rng,
+    resolve_device,
+    run_epochs,
+    seed_everything,
+    source_digest,
+)
 from graphaudit.selection.trajectory import EvaluationPoint, Trajectory
 
 __all__ = [
@@ -75,7 +84,6 @@ log = logging.getLogger(__name__)
 
 RECORDS = "records.jsonl"
 CHECKPOINT = "checkpoint.pt"
-_CHECKPOINT_FORMAT = 2
 INDEPENDENT_SCORE_BATCH = 1024
 TEST_RNG = ("coupled", "isolated")
 
@@ -281,21 +289,11 @@ def graphs_with_ids(graphs: GraphSet, ids: Iterable[int]) -> list[Data]:
     return out
 
 
-def resolve_device(name: str) -> torch.device:
-    """``auto`` means CUDA when available, else CPU; anything else is passed to ``torch.device``."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
-
-
 def _source_digest(cls: type) -> str:
-    """SHA-256 over the files that define ``cls`` and the project classes it inherits from (an adapter's
-    shared loop lives in the own backend's module; UB-GOLD's own files are pinned by their checksums)."""
-    files = sorted({inspect.getfile(c) for c in cls.__mro__ if c.__module__.startswith("graphaudit.")})
-    digest = hashlib.sha256()
-    for file in files:
-        digest.update(Path(file).read_bytes())
-    return digest.hexdigest()
+    """:func:`~graphaudit.nn.loop.source_digest` of the detector class: its project files (an adapter's shared
+    loop lives in the own backend's module; UB-GOLD's own files are pinned by their checksums), this trainer's
+    (in every detector's MRO) and the epoch loop's."""
+    return source_digest(cls)
 
 
 def config_hash(detector: Detector, graphs: RunGraphs, config: TrainConfig) -> str:
@@ -311,50 +309,6 @@ def config_hash(detector: Detector, graphs: RunGraphs, config: TrainConfig) -> s
         "graphs": graphs.ids(),
     }
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-
-
-# ---- RNG state -------------------------------------------------------------------------------------
-
-
-def _capture_rng(generator: torch.Generator) -> dict[str, Any]:
-    """Every RNG state the run draws from, in types ``torch.load(weights_only=True)`` accepts."""
-    name, keys, pos, has_gauss, gauss = np.random.get_state()
-    state: dict[str, Any] = {
-        "python": random.getstate(),
-        "numpy": (name, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(gauss)),
-        "torch": torch.get_rng_state(),
-        "loader": generator.get_state(),
-    }
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    return state
-
-
-def _restore_rng(state: dict[str, Any], generator: torch.Generator) -> None:
-    version, internal, gauss_next = state["python"]
-    random.setstate((version, tuple(internal), gauss_next))
-    name, keys, pos, has_gauss, gauss = state["numpy"]
-    np.random.set_state((name, keys.numpy().astype(np.uint32), pos, has_gauss, gauss))
-    torch.set_rng_state(state["torch"])
-    generator.set_state(state["loader"])
-    if "cuda" in state:
-        torch.cuda.set_rng_state_all(state["cuda"])
-
-
-@contextlib.contextmanager
-def preserved_rng(generator: torch.Generator) -> Iterator[None]:
-    """Run a block (scoring) and put every RNG state back afterwards, so it leaves no trace on training."""
-    saved = _capture_rng(generator)
-    try:
-        yield
-    finally:
-        _restore_rng(saved, generator)
-
-
-def _seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
 
 
 # ---- one epoch, one scoring pass ---------------------------------------------------------------------
@@ -482,50 +436,6 @@ class _Optimisation:
             self.scheduler.load_state_dict(state["scheduler"])
 
 
-def _save_checkpoint(
-    path: Path,
-    detector: Detector,
-    optimisation: _Optimisation,
-    generator: torch.Generator,
-    epoch: int,
-    wall_s: float,
-    run_hash: str,
-) -> None:
-    content = {
-        "format": _CHECKPOINT_FORMAT,
-        "config_hash": run_hash,
-        "epoch": epoch,
-        "wall_s": wall_s,
-        "model": detector.state_dict(),
-        "optimisation": optimisation.state_dict(),
-        "rng": _capture_rng(generator),
-    }
-    with atomic_path(path) as tmp:
-        torch.save(content, tmp)
-
-
-def _checkpoint_hash(path: Path) -> str:
-    return torch.load(path, map_location="cpu", weights_only=True)["config_hash"]
-
-
-def _load_checkpoint(
-    path: Path, detector: Detector, optimisation: _Optimisation, generator: torch.Generator, run_hash: str
-) -> tuple[int, float]:
-    """Restore a checkpoint in place; returns (epoch, wall seconds so far)."""
-    content = torch.load(path, map_location="cpu", weights_only=True)
-    if content.get("format") != _CHECKPOINT_FORMAT:
-        raise ValueError(f"{path}: unknown checkpoint format {content.get('format')!r}")
-    if content["config_hash"] != run_hash:
-        raise ValueError(
-            f"{path} belongs to another configuration (hash {content['config_hash']}, this run "
-            f"{run_hash}); remove the run folder to start over"
-        )
-    detector.load_state_dict(content["model"])
-    optimisation.load_state_dict(content["optimisation"])
-    _restore_rng(content["rng"], generator)
-    return int(content["epoch"]), float(content["wall_s"])
-
-
 def _drop_records_after(path: Path, epoch: int) -> None:
     """Keep only records up to ``epoch``: a run killed after a record but before its checkpoint redoes it."""
     if not path.exists():
@@ -534,10 +444,6 @@ def _drop_records_after(path: Path, epoch: int) -> None:
     kept = [r for r in records if r["epoch"] <= epoch]
     if len(kept) != len(records):
         write_records(path, kept)
-
-
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux reports KiB
 
 
 def _record(
@@ -564,7 +470,7 @@ def _record(
         "nonfinite_holdout": _nonfinite_graphs(scores["holdout"][1]),
         "test_scores": files["test"],
         "holdout_scores": files["holdout"],
-        "peak_rss_mb": _peak_rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
         **context,
     }
     append_record(run_dir / RECORDS, record)
@@ -612,22 +518,18 @@ def train(
     """
     run_dir = Path(run_dir)
     device = resolve_device(config.device)
-    _seed_everything(config.seed)
+    seed_everything(config.seed)
     detector = build().to(device)
     _check_memory(detector, graphs, config, memory_budget_bytes)
     optimisation = _Optimisation.for_detector(detector, config)
     generator = torch.Generator().manual_seed(stable_seed("nn.trainer", "loader", config.seed))
     run_hash = config_hash(detector, graphs, config)
     graphs = detector.prepare_graphs(graphs)
-    checkpoint = run_dir / CHECKPOINT
-    if restart_stale and checkpoint.exists() and _checkpoint_hash(checkpoint) != run_hash:
-        log.warning("%s was made by another configuration or other code; starting the run over", checkpoint)
-        checkpoint.unlink()
-    if checkpoint.exists():
-        start, wall_s = _load_checkpoint(checkpoint, detector, optimisation, generator, run_hash)
-    else:
-        start, wall_s = 0, 0.0
-        _fit_setup(detector, graphs.train, config, device)
+    parts = {"model": detector, "optimisation": optimisation}
+    checkpoint = Checkpoint(run_dir / CHECKPOINT, run_hash, parts, generator)
+    if restart_stale:
+        checkpoint.discard_if_stale()
+    start, wall_s = checkpoint.open(lambda: _fit_setup(detector, graphs.train, config, device))
     _drop_records_after(run_dir / RECORDS, start)
 
     def loader(part: Sequence[Data], batch_size: int, shuffle: bool) -> DataLoader:
@@ -657,20 +559,15 @@ def train(
         "detector": type(detector).__name__,
         **_column_context(detector),
     }
-    last_save = time.monotonic()
-    epoch = start
-    end = config.num_epoch if stop_after_epoch is None else min(stop_after_epoch, config.num_epoch)
-    while epoch < end:
-        epoch += 1
-        began = time.monotonic()
+
+    def epoch_fn(epoch: int, clock: Callable[[], float]) -> EpochEnd:
         train_loss = _train_epoch(
             detector, optimisation, train_loader, device, _training_mode(detector, epoch, config.eval_freq)
         )
         evaluate = epoch % config.eval_freq == 0
         if evaluate:
             scores = _score_parts(detector, eval_loaders, device, generator, config.test_rng)
-        wall_s += time.monotonic() - began
-        if evaluate:
+            wall_s = clock()
             _record(run_dir, epoch, train_loss, scores, {**context, "wall_s": wall_s})
             log.info(
                 "epoch %d/%d: train loss %.5g, %.1f s so far (%.2f epochs/s)",
@@ -680,12 +577,23 @@ def train(
                 wall_s,
                 epoch / wall_s if wall_s > 0 else float("inf"),
             )
-        due = time.monotonic() - last_save >= config.checkpoint_every_s
-        if evaluate or due or epoch in (stop_after_epoch, config.num_epoch):
-            _save_checkpoint(checkpoint, detector, optimisation, generator, epoch, wall_s, run_hash)
-            last_save = time.monotonic()
+        return EpochEnd(checkpoint=evaluate or epoch == config.num_epoch)
+
+    end = run_epochs(
+        epoch_fn,
+        checkpoint,
+        start=start,
+        wall_s=wall_s,
+        num_epoch=config.num_epoch,
+        checkpoint_every_s=config.checkpoint_every_s,
+        stop_after_epoch=stop_after_epoch,
+    )
     return TrainResult(
-        detector=detector, epoch=epoch, completed=epoch >= config.num_epoch, device=str(device), run_dir=run_dir
+        detector=detector,
+        epoch=end.epoch,
+        completed=end.epoch >= config.num_epoch,
+        device=str(device),
+        run_dir=run_dir,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -69,32 +70,22 @@ RANK_COLUMNS = ["cohort", "split", "task", "metric", "method", "mean_rank", "pos
 
 @dataclass(frozen=True)
 class EloSettings:
-    """Every Elo constant of spec 4.4 (the paper gives none): which fit is *the* rating (``bt_mle`` or
-    ``online``), the scale, dataset weighting, tie tolerance, ridge, bootstrap rounds and level, K-factor and
-    permutations of the online variant, and an optional anchor method."""
+    """``nodeground.elo``: every Elo constant of spec 4.4 (the paper gives none): which fit is *the* rating
+    (``bt_mle`` or ``online``), the scale, dataset weighting, tie tolerance, ridge, bootstrap rounds and level,
+    K-factor and permutations of the online variant, and an optional anchor method (defaults: config.yaml)."""
 
-    fit: str = "bt_mle"
-    scale: float = 400.0
-    base: float = 10.0
-    init: float = 1000.0
-    anchor: str | None = None
-    tie_eps: float = 1e-9
-    dataset_weight: str = "equal"
-    l2: float = 1e-4
-    bootstrap: int = 1000
-    level: float = 0.95
-    k_factor: float = 4.0
-    permutations: int = 100
-
-    @classmethod
-    def from_config(cls, section: Mapping[str, object]) -> EloSettings:
-        unknown = set(section) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ValueError(f"unknown nodeground.elo settings {sorted(unknown)}")
-        settings = cls(**section)
-        if settings.fit not in ("bt_mle", "online") or settings.dataset_weight not in ("equal", "partition"):
-            raise ValueError("nodeground.elo: fit is bt_mle or online, dataset_weight equal or partition")
-        return settings
+    fit: Literal["bt_mle", "online"]
+    scale: float
+    base: float
+    init: float
+    anchor: str | None
+    tie_eps: float
+    dataset_weight: Literal["equal", "partition"]
+    l2: float
+    bootstrap: int
+    level: float
+    k_factor: float
+    permutations: int
 
     def scale_for(self, methods: list[str]) -> EloScale:
         anchor = methods.index(self.anchor) if self.anchor in methods else None

@@ -38,6 +38,7 @@ __all__ = [
     "read_record_file",
     "read_records",
     "record_path",
+    "records_root",
     "train_share",
     "validate_records",
     "write_records",
@@ -97,6 +98,11 @@ class RecordError(ValueError):
 def record_path(root: str | os.PathLike[str], method: str, dataset: str, split: str, partition: int) -> Path:
     """Where the records of one search live."""
     return Path(root) / method / dataset / split / f"p{int(partition)}.parquet"
+
+
+def records_root(path: str | os.PathLike[str]) -> Path:
+    """The records folder of one search's file (the inverse of :func:`record_path`)."""
+    return Path(path).parents[3]
 
 
 def train_share(split: str) -> float:

@@ -1,51 +1,55 @@
-"""The paper's tables, one rule entry each: Table 3 (cohorts), 4 (metric agreement), 5 (aggregation
-agreement), 6 (Wilcoxon-Holm), 7 (tuning budgets) and 12 (subgroups). Tables 4-7 use V2 as the paper does."""
+"""The paper's tables, one rule entry each, named after the table: Table 3 (cohorts), 4 (metric agreement),
+5 (aggregation agreement) and its summary, 6 (Wilcoxon-Holm) and the tests behind it (``wilcoxon``), 7 (tuning
+budgets) and the curves behind it (``tuning``), 12 (subgroups) and the subgroup ratings (``subgroups``), and
+the checks the claims read (``checks``). Tables 4-7 use V2 as the paper does."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from graphaudit.common.rule import RuleContext
+from graphaudit.common.settings import load_settings, settings_dict
+from graphaudit.nodeground.checks import evaluate_checks, load_results
 from graphaudit.nodeground.cohorts import cohort_summary
 from graphaudit.nodeground.output import read_frame, write_result
-from graphaudit.nodeground.pairwise import PAIR_COLUMNS, SIGNIFICANCE_COLUMNS, significance_counts, wilcoxon_pairs
+from graphaudit.nodeground.pairwise import SIGNIFICANCE_COLUMNS, significance_counts
 from graphaudit.nodeground.rankings import EloSettings, dataset_means, mean_improvability, positions, primary_column
 from graphaudit.nodeground.records import read_properties
+from graphaudit.nodeground.settings import MiSettings, SubgroupSettings
 from graphaudit.nodeground.subgroups import (
-    SUBGROUP_COLUMNS,
-    TABLE12_COLUMNS,
     assign_subgroups,
     subgroup_ratings,
     subgroup_table,
 )
-from graphaudit.nodeground.tasks import slices
-from graphaudit.nodeground.tuning import CURVE_COLUMNS, TABLE7_COLUMNS, budget_curve, tuning_table
+from graphaudit.nodeground.tasks import AGREEMENT_COHORT, primary_metrics, slices
+from graphaudit.nodeground.tuning import CURVE_COLUMNS, TABLE7_COLUMNS, tuning_table
 
 __all__ = [
-    "AGREEMENT_COHORT",
     "METRIC_PAIRS",
     "TABLE4_COLUMNS",
     "TABLE5_COLUMNS",
     "TABLE5_SUMMARY_COLUMNS",
     "aggregation_agreement",
+    "checks",
     "metric_agreement",
+    "subgroups",
     "table3",
     "table4",
     "table5",
+    "table5_summary",
     "table6",
     "table7",
     "table12",
+    "tuning",
+    "wilcoxon",
 ]
 
-AGREEMENT_COHORT = "V2"
-"""Tables 4-7 use the complete-case cohort (the paper's 28 datasets): observed results only."""
 METRIC_PAIRS = (("multiclass", "accuracy", "macro_f1"), ("binary", "auroc", "precision"))
 """Table 4's comparisons: Spearman for multiclass accuracy vs Macro-F1, Kendall for binary AUROC vs
 positive-class precision (both coefficients are reported for both)."""
@@ -182,104 +186,115 @@ def aggregation_agreement(summaries: pd.DataFrame, split: str, top_k: int) -> tu
     return per_method[TABLE5_COLUMNS], pd.DataFrame(rows, columns=TABLE5_SUMMARY_COLUMNS)
 
 
-def table5(ctx: RuleContext) -> None:
-    """Table 5: mean rank, Elo and Mean Improvability on V2, and how far they agree."""
+def _table5_parts(ctx: RuleContext) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 5's per-method rows and its summary rows (every V2 slice)."""
     cohorts = read_frame(ctx.input["cohorts"])
     elo = pd.read_csv(ctx.input["elo"])
     ranks = pd.read_csv(ctx.input["ranks"])
+    primary, error = primary_metrics(ctx), ctx.settings("mi", MiSettings).error
     per_method, summary = [], []
     for name, split, frame in slices(cohorts):
         if name != AGREEMENT_COHORT:
             continue
-        summaries = _summaries(
-            frame,
-            elo[elo["cohort"] == name],
-            ranks[ranks["cohort"] == name],
-            split,
-            ctx.params["primary"],
-            ctx.params["mi"]["error"],
-        )
-        rows, pairs = aggregation_agreement(summaries, split, int(ctx.params["top_k"]))
+        summaries = _summaries(frame, elo[elo["cohort"] == name], ranks[ranks["cohort"] == name], split, primary, error)
+        rows, pairs = aggregation_agreement(summaries, split, ctx.params["top_k"])
         per_method.append(rows)
         summary.append(pairs)
-    write_result(
+    return (
         pd.concat(per_method, ignore_index=True) if per_method else pd.DataFrame(columns=TABLE5_COLUMNS),
-        ctx.output["table5"],
-        "Table 5: mean rank, Elo and Mean Improvability (V2)",
-    )
-    write_result(
         pd.concat(summary, ignore_index=True) if summary else pd.DataFrame(columns=TABLE5_SUMMARY_COLUMNS),
-        ctx.output["summary"],
-        "Table 5: agreement between the three summaries (V2)",
     )
+
+
+def table5(ctx: RuleContext) -> None:
+    """Table 5: mean rank, Elo and Mean Improvability on V2, per method, with their places."""
+    write_result(_table5_parts(ctx)[0], ctx.output["table5"], "Table 5: mean rank, Elo and Mean Improvability (V2)")
+
+
+def table5_summary(ctx: RuleContext) -> None:
+    """Table 5's summary: how far mean rank, Elo and Mean Improvability agree on V2 (Spearman, shifts, top sets)."""
+    write_result(
+        _table5_parts(ctx)[1], ctx.output["table5_summary"], "Table 5: agreement between the three summaries (V2)"
+    )
+
+
+def wilcoxon(ctx: RuleContext) -> None:
+    """Every method pair's Wilcoxon signed-rank test with Holm (V2), from the pairs of ``nodeground_wilcoxon``."""
+    pairs = read_frame(ctx.input["pairs"])
+    write_result(pairs, ctx.output["wilcoxon"], "Wilcoxon signed-rank tests of every method pair (V2)")
 
 
 def table6(ctx: RuleContext) -> None:
-    """Table 6: significant wins and losses per method, paired Wilcoxon (Pratt) with Holm, V2; all p-values."""
-    cohorts = read_frame(ctx.input["cohorts"])
-    settings = ctx.params["wilcoxon"]
-    counts, pairs = [], []
-    for name, split, frame in slices(cohorts):
-        if name != AGREEMENT_COHORT:
-            continue
-        means = dataset_means(frame, primary_column(frame, ctx.params["primary"]))
-        tested = wilcoxon_pairs(means, settings["alpha"], settings["zero_method"], settings["method"])
-        pairs.append(tested.assign(split=split))
-        counts.append(significance_counts(tested, list(means.index), settings["alpha"]).assign(split=split))
-    count_columns, pair_columns = ["split", *SIGNIFICANCE_COLUMNS], ["split", *PAIR_COLUMNS]
+    """Table 6: significant wins and losses per method, paired Wilcoxon (Pratt) with Holm, V2."""
+    pairs = read_frame(ctx.input["pairs"])
+    alpha = ctx.params["alpha"]
+    counts = []
+    for split, tested in pairs.groupby("split", sort=False):
+        names = list(dict.fromkeys(tested[["first", "second"]].to_numpy().ravel()))  # the pairs' table order
+        counts.append(significance_counts(tested.reset_index(drop=True), names, alpha).assign(split=split))
+    count_columns = ["split", *SIGNIFICANCE_COLUMNS]
     write_result(
         pd.concat(counts, ignore_index=True)[count_columns] if counts else pd.DataFrame(columns=count_columns),
         ctx.output["table6"],
         "Table 6: significant wins and losses (Wilcoxon, Holm, V2)",
     )
+
+
+def tuning(ctx: RuleContext) -> None:
+    """The tuning curves (V2, supervised methods): test, validation, selection optimism and cost per budget."""
+    curve = read_frame(ctx.input["curve"])
     write_result(
-        pd.concat(pairs, ignore_index=True)[pair_columns] if pairs else pd.DataFrame(columns=pair_columns),
-        ctx.output["pairs"],
-        "Wilcoxon signed-rank tests of every method pair (V2)",
+        curve if len(curve) else pd.DataFrame(columns=CURVE_COLUMNS),
+        ctx.output["tuning"],
+        "Tuning curves: test, validation, selection optimism and cost per budget",
     )
 
 
 def table7(ctx: RuleContext) -> None:
     """Table 7: tuning gains, budgets within one point and their estimated cost, selection optimism (V2)."""
-    records = read_frame(ctx.input["trials"])
-    cohorts = read_frame(ctx.input["cohorts"])
-    tuning = ctx.params["tuning"]
-    v2 = cohorts.loc[cohorts["cohort"] == AGREEMENT_COHORT, ["dataset", "split"]]
-    curve = budget_curve(
-        records,
-        v2,
-        ctx.params["gfms"],
-        ctx.params["primary"],
-        tuning["budgets"],
-        int(tuning["reorderings"]),
-        int(ctx.params.get("seed", 0)),
-    )
-    table = tuning_table(curve, float(tuning["within"])) if len(curve) else pd.DataFrame(columns=TABLE7_COLUMNS)
+    curve = read_frame(ctx.input["curve"])
+    table = tuning_table(curve, ctx.params["within"]) if len(curve) else pd.DataFrame(columns=TABLE7_COLUMNS)
     write_result(table, ctx.output["table7"], "Table 7: tuning gains and budgets (V2, supervised methods)")
-    write_result(
-        curve if len(curve) else pd.DataFrame(columns=CURVE_COLUMNS),
-        ctx.output["curve"],
-        "Tuning curves: test, validation, selection optimism and cost per budget",
-    )
+
+
+def _present_properties(ctx: RuleContext) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the properties of the datasets the cohorts hold, the cohorts)."""
+    properties = read_properties(ctx.input["properties"])
+    cohorts = read_frame(ctx.input["cohorts"])
+    return properties[properties["dataset"].isin(set(cohorts["dataset"]))], cohorts
+
+
+def _boundaries(ctx: RuleContext) -> dict[str, dict]:
+    """The ``subgroups`` param, each property's cuts and labels checked, as plain data."""
+    return {
+        name: settings_dict(load_settings(SubgroupSettings, spec, f"params.subgroups.{name}"))
+        for name, spec in ctx.params["subgroups"].items()
+    }
 
 
 def table12(ctx: RuleContext) -> None:
-    """Table 12: the subgroups of the seven properties; per subgroup, V1 Elo and mean rank of every method."""
-    paths = ctx.input_list("properties") if "properties" in ctx.input else []
-    boundaries = ctx.params["subgroups"]
-    if not paths or not Path(paths[0]).exists():
-        log.warning("no dataset properties table: Table 12 and Figure 7 stay empty")
-        write_result(pd.DataFrame(columns=TABLE12_COLUMNS), ctx.output["table12"], "Table 12: subgroups")
-        write_result(pd.DataFrame(columns=SUBGROUP_COLUMNS), ctx.output["subgroups"], "Subgroup ratings (V1)")
-        return
-    properties = read_properties(paths[0])
-    cohorts = read_frame(ctx.input["cohorts"])
-    present = properties[properties["dataset"].isin(set(cohorts["dataset"]))]
-    write_result(subgroup_table(present, boundaries), ctx.output["table12"], "Table 12: subgroups")
+    """Table 12: the subgroups of the seven properties, their intervals and member datasets."""
+    present, _ = _present_properties(ctx)
+    write_result(subgroup_table(present, _boundaries(ctx)), ctx.output["table12"], "Table 12: subgroups")
+
+
+def subgroups(ctx: RuleContext) -> None:
+    """Per subgroup of Table 12, the V1 point Elo and mean rank of every method (Figure 7)."""
+    present, cohorts = _present_properties(ctx)
     ratings = subgroup_ratings(
         cohorts[cohorts["cohort"] == "V1"],
-        assign_subgroups(present, boundaries),
-        ctx.params["primary"],
-        EloSettings.from_config(ctx.params["elo"]),
+        assign_subgroups(present, _boundaries(ctx)),
+        primary_metrics(ctx),
+        ctx.settings("elo", EloSettings),
     )
     write_result(ratings, ctx.output["subgroups"], "Subgroup ratings (V1)")
+
+
+def checks(ctx: RuleContext) -> None:
+    """Every check of :mod:`graphaudit.nodeground.checks` on this run's tables (the claims read them)."""
+    tables = {
+        name: read_frame(path) if str(path).endswith(".parquet") else pd.read_csv(path)
+        for name, path in ctx.input.items()
+    }
+    results = load_results(tables, ctx.params["budgets"], ctx.params["reorderings"])
+    write_result(evaluate_checks(results), ctx.output["checks"], "NodeGround checks (the claims read them)")

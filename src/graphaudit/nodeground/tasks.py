@@ -9,12 +9,12 @@ from collections.abc import Iterator
 import pandas as pd
 
 from graphaudit.common.rule import RuleContext
-from graphaudit.nodeground.checks import evaluate_checks, load_results
+from graphaudit.common.settings import settings_dict
 from graphaudit.nodeground.cohorts import build_cohorts
 from graphaudit.nodeground.endpoints import default_entry, endpoints
 from graphaudit.nodeground.frontier import COSTS, FRONTIER_COLUMNS, frontier_points
 from graphaudit.nodeground.output import read_frame, write_frame, write_result
-from graphaudit.nodeground.pairwise import WIN_COLUMNS, win_rates
+from graphaudit.nodeground.pairwise import PAIR_COLUMNS, WIN_COLUMNS, wilcoxon_pairs, win_rates
 from graphaudit.nodeground.rankings import (
     ELO_COLUMNS,
     RANK_COLUMNS,
@@ -25,22 +25,29 @@ from graphaudit.nodeground.rankings import (
     primary_column,
     ranked,
 )
-from graphaudit.nodeground.records import STATUSES, read_records
+from graphaudit.nodeground.records import STATUSES, empty_records, read_records, records_root
+from graphaudit.nodeground.settings import CohortSettings, MiSettings, PrimarySettings, WilcoxonSettings
+from graphaudit.nodeground.tuning import CURVE_COLUMNS, budget_curve
 
 __all__ = [
+    "AGREEMENT_COHORT",
     "COVERAGE_COLUMNS",
     "coverage",
-    "nodeground_checks",
     "nodeground_cohorts",
     "nodeground_elo",
     "nodeground_endpoints",
     "nodeground_frontier",
     "nodeground_ranks",
     "nodeground_records",
+    "nodeground_tuning",
+    "nodeground_wilcoxon",
     "nodeground_winrate",
+    "primary_metrics",
     "slices",
 ]
 
+AGREEMENT_COHORT = "V2"
+"""Tables 4-7 use the complete-case cohort (the paper's 28 datasets): observed results only."""
 COVERAGE_COLUMNS = ["method", "split", "datasets", "searches", "trials", *STATUSES]
 log = logging.getLogger(__name__)
 
@@ -64,9 +71,10 @@ def coverage(records: pd.DataFrame) -> pd.DataFrame:
 
 
 def nodeground_records(ctx: RuleContext) -> None:
-    """Collect every record file under the records folder into one checked frame, and its coverage table."""
-    paths = ctx.input_list("records") if "records" in ctx.input else []
-    records = read_records(paths, ctx.params["records"])
+    """Collect every record file of the study (``input.records``: the search and GFM jobs' outputs) into one
+    checked frame, and its coverage table."""
+    paths = ctx.input_list("records")
+    records = read_records(paths, records_root(paths[0])) if paths else empty_records()
     log.info("%d record files, %d trials, %d methods", len(paths), len(records), records["method"].nunique())
     write_frame(records, ctx.output["trials"])
     write_result(coverage(records), ctx.output["coverage"], "NodeGround records per method and split")
@@ -80,12 +88,9 @@ def nodeground_endpoints(ctx: RuleContext) -> None:
 
 def nodeground_cohorts(ctx: RuleContext) -> None:
     """V1, V2 and V3 (long frame) and the units each cohort had to drop."""
-    settings = ctx.params["cohorts"]
+    settings = ctx.settings("cohorts", CohortSettings)
     cohorts, dropped = build_cohorts(
-        read_frame(ctx.input["endpoints"]),
-        settings["reference"],
-        settings.get("overlap", {}),
-        settings["complete_case"],
+        read_frame(ctx.input["endpoints"]), settings.reference, settings.overlap, settings.complete_case
     )
     write_frame(cohorts, ctx.output["cohorts"])
     write_frame(dropped, ctx.output["dropped"])
@@ -105,13 +110,12 @@ def _collect(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
 
 def nodeground_elo(ctx: RuleContext) -> None:
     """Elo of every cohort slice: BT point, dataset bootstrap, online Elo (spec 4.4)."""
-    settings = EloSettings.from_config(ctx.params["elo"])
+    settings = ctx.settings("elo", EloSettings)
+    primary = primary_metrics(ctx)
     cohorts = read_frame(ctx.input["cohorts"])
     parts = []
     for name, split, frame in slices(cohorts):
-        ratings = elo_ratings(
-            frame, primary_column(frame, ctx.params["primary"]), settings, (name, split, int(ctx.params.get("seed", 0)))
-        )
+        ratings = elo_ratings(frame, primary_column(frame, primary), settings, (name, split, ctx.params["seed"]))
         parts.append(ratings.assign(cohort=name, split=split))
     write_result(_collect(parts, ELO_COLUMNS), ctx.output["elo"], "NodeGround Elo per cohort and split")
 
@@ -120,7 +124,7 @@ def nodeground_ranks(ctx: RuleContext) -> None:
     """Mean within-dataset rank per metric and task type in every cohort slice (Figures 11-14)."""
     cohorts = read_frame(ctx.input["cohorts"])
     parts = [
-        metric_ranks(frame, ctx.params["primary"]).assign(cohort=name, split=split)
+        metric_ranks(frame, primary_metrics(ctx)).assign(cohort=name, split=split)
         for name, split, frame in slices(cohorts)
     ]
     write_result(_collect(parts, RANK_COLUMNS), ctx.output["ranks"], "NodeGround mean ranks per metric")
@@ -129,10 +133,9 @@ def nodeground_ranks(ctx: RuleContext) -> None:
 def nodeground_winrate(ctx: RuleContext) -> None:
     """Pairwise win rates over per-dataset means of the primary metric, V1 (Figure 17)."""
     cohorts = read_frame(ctx.input["cohorts"])
+    primary = primary_metrics(ctx)
     parts = [
-        win_rates(
-            dataset_means(frame, primary_column(frame, ctx.params["primary"])), float(ctx.params["tie_eps"])
-        ).assign(split=split)
+        win_rates(dataset_means(frame, primary_column(frame, primary)), ctx.params["tie_eps"]).assign(split=split)
         for name, split, frame in slices(cohorts)
         if name == "V1"
     ]
@@ -143,25 +146,49 @@ def nodeground_frontier(ctx: RuleContext) -> None:
     """Mean Improvability against time and memory overhead for every endpoint of every cohort slice."""
     cohorts = read_frame(ctx.input["cohorts"])
     reference = default_entry(ctx.params["reference"])
+    primary, error = primary_metrics(ctx), ctx.settings("mi", MiSettings).error
     parts = []
     for name, split, frame in slices(cohorts, only_ranked=False):
         if reference not in set(frame["entry"]):
             log.warning("%s %s: no %s endpoint, no overheads", name, split, reference)
             continue
-        scores = primary_column(frame, ctx.params["primary"])
+        scores = primary_column(frame, primary)
         for cost in COSTS:
-            points = frontier_points(frame, scores, cost, reference, ctx.params["mi"]["error"])
+            points = frontier_points(frame, scores, cost, reference, error)
             parts.append(points.assign(cohort=name, split=split, cost=cost))
     columns = ["cohort", "split", "cost", *FRONTIER_COLUMNS]
     write_result(_collect(parts, columns), ctx.output["frontier"], "NodeGround performance-cost frontiers")
 
 
-def nodeground_checks(ctx: RuleContext) -> None:
-    """Every check of :mod:`graphaudit.nodeground.checks` on this run's tables (the claims read them)."""
-    tables = {
-        name: read_frame(path) if str(path).endswith(".parquet") else pd.read_csv(path)
-        for name, path in ctx.input.items()
-    }
-    tuning = ctx.params["tuning"]
-    results = load_results(tables, list(tuning["budgets"]), int(tuning["reorderings"]))
-    write_result(evaluate_checks(results), ctx.output["checks"], "NodeGround checks (the claims read them)")
+def primary_metrics(ctx: RuleContext) -> dict[str, str]:
+    """The rule's ``primary`` param, checked, as the task -> metric mapping the analyses read."""
+    return settings_dict(ctx.settings("primary", PrimarySettings))
+
+
+def nodeground_wilcoxon(ctx: RuleContext) -> None:
+    """Every method pair's signed-rank test with Holm on V2, per split (Table 6 and the Wilcoxon table)."""
+    settings = ctx.settings("wilcoxon", WilcoxonSettings)
+    primary = primary_metrics(ctx)
+    parts = []
+    for name, split, frame in slices(read_frame(ctx.input["cohorts"])):
+        if name != AGREEMENT_COHORT:
+            continue
+        means = dataset_means(frame, primary_column(frame, primary))
+        parts.append(wilcoxon_pairs(means, settings.alpha, settings.zero_method, settings.method).assign(split=split))
+    write_frame(_collect(parts, ["split", *PAIR_COLUMNS]), ctx.output["pairs"])
+
+
+def nodeground_tuning(ctx: RuleContext) -> None:
+    """The tuning curves on V2's datasets and the supervised methods (Table 7, Figure 18)."""
+    cohorts = read_frame(ctx.input["cohorts"])
+    v2 = cohorts.loc[cohorts["cohort"] == AGREEMENT_COHORT, ["dataset", "split"]]
+    curve = budget_curve(
+        read_frame(ctx.input["trials"]),
+        v2,
+        ctx.params["gfms"],
+        primary_metrics(ctx),
+        ctx.params["budgets"],
+        ctx.params["reorderings"],
+        ctx.params["seed"],
+    )
+    write_frame(curve if len(curve) else pd.DataFrame({c: [] for c in CURVE_COLUMNS}), ctx.output["curve"])

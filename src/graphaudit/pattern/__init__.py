@@ -1,1 +1,12 @@
-"""The PATTERN study: regenerated PATTERN data, generator-aware predictors and their tables."""
+"""The pattern study (paper 000): PATTERN solved from memory, and generator-aware baselines for CLUSTER and
+Minesweeper.
+
+One subpackage per benchmark: :mod:`~graphaudit.pattern.planted` (PATTERN: generator, pattern library,
+pattern-blind predictor, likelihood matcher, scores), :mod:`~graphaudit.pattern.cluster` (CLUSTER: generator,
+Gibbs sampler with block swaps) and :mod:`~graphaudit.pattern.minesweeper` (board, belief propagation, strip
+sampler). What two of them share sits at the top: :mod:`~graphaudit.pattern.blocks` (the block-model kernels),
+:mod:`~graphaudit.pattern.dense` (the dense graph store), :mod:`~graphaudit.pattern.release` (the
+benchmarking-gnns releases), :mod:`~graphaudit.pattern.shards` and :mod:`~graphaudit.pattern.tidy` (job
+files), :mod:`~graphaudit.pattern.settings` (the config section). Every table and figure is one function of
+:mod:`~graphaudit.pattern.tables` or :mod:`~graphaudit.pattern.figures`, named after it.
+"""

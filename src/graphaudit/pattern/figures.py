@@ -1,5 +1,5 @@
-"""Figure 1 (one pattern reused in a training and a test graph) and Figure 2 (published scores by year, with the
-pattern-blind band)."""
+"""The pattern study's figures, one rule entry each: Figure 1 (one pattern reused in a training and a test graph)
+and Figure 2 (published scores by year, with the pattern-blind band)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,47 @@ import numpy as np
 import pandas as pd
 from sklearn.cluster import SpectralClustering
 
-from graphaudit.pattern.canon import canonical_labels
-from graphaudit.pattern.scoring import PATTERN_BLIND
+from graphaudit.common.rule import RuleContext
+from graphaudit.common.seeds import stable_seed
+from graphaudit.graphs.canon import canonical_labels
+from graphaudit.pattern.dense import DenseGraphs
+from graphaudit.pattern.planted.library import graph_key
+from graphaudit.pattern.planted.scoring import PATTERN_BLIND, official_scores
+from graphaudit.pattern.settings import BootstrapSettings
+from graphaudit.pattern.tidy import read_frame
 from graphaudit.report.figures import pyplot, save_figure
+
+__all__ = ["fig1", "fig2"]
 
 HOST_GROUPS = 5
 
 
-def figure2(published: list[dict], official: pd.DataFrame, png: str | os.PathLike[str]) -> None:
+def fig1(ctx: RuleContext) -> None:
+    """Figure 1: the first test graph whose pattern has the configured size (or the closest size), beside the
+    first training graph that carries the same pattern (matched by canonical key)."""
+    train, test = DenseGraphs.load(ctx.input["train"]), DenseGraphs.load(ctx.input["test"])
+    sizes = np.array([int(test.labels(g).sum()) for g in range(test.num_graphs)])
+    g_test = int(np.argmin(np.abs(sizes - ctx.params["size"])))  # the first graph at the size closest to the one asked
+    key = graph_key(test, g_test)
+    g_train = next(
+        g for g in range(train.num_graphs) if int(train.labels(g).sum()) == sizes[g_test] and graph_key(train, g) == key
+    )
+    panels = [
+        (f"training graph {g_train}", train.adjacency(g_train), train.features(g_train), train.labels(g_train)),
+        (f"test graph {g_test}", test.adjacency(g_test), test.features(g_test), test.labels(g_test)),
+    ]
+    _plot_panels(panels, ctx.output["fig1"], seed=stable_seed("pattern", "fig1", ctx.params["seed"]))
+
+
+def fig2(ctx: RuleContext) -> None:
+    """Figure 2: the quoted published scores by year against the reproduced predictors on the official-like test
+    split (from the scores rule's per-graph counts)."""
+    bootstrap = ctx.settings("bootstrap", BootstrapSettings)
+    official = official_scores(read_frame(ctx.input["counts"]), bootstrap.replicates, ctx.params["seed"])
+    _plot_published(ctx.params["published"], official, ctx.output["fig2"])
+
+
+def _plot_published(published: list[dict], official: pd.DataFrame, png: str | os.PathLike[str]) -> None:
     """Published class-weighted accuracies (quoted, MLP left out) against the reproduced pattern-blind
     interval as a band, and the reproduced matcher levels as lines where they were run. Writes PNG and SVG."""
     plt = pyplot()
@@ -45,7 +78,7 @@ def figure2(published: list[dict], official: pd.DataFrame, png: str | os.PathLik
     save_figure(figure, png)
 
 
-def figure_order(adj: np.ndarray, features: np.ndarray, labels: np.ndarray, seed: int) -> np.ndarray:
+def _node_order(adj: np.ndarray, features: np.ndarray, labels: np.ndarray, seed: int) -> np.ndarray:
     """Figure 1's node order: pattern nodes first in canonical order, then the host in spectral-clustering
     groups (larger groups first, stored order within a group)."""
     pattern = np.flatnonzero(labels)
@@ -68,7 +101,7 @@ def _edge_image(adj: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return np.where(adj > 0, shade, 1.0)
 
 
-def figure1(
+def _plot_panels(
     panels: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]], png: str | os.PathLike[str], seed: int = 0
 ) -> None:
     """One adjacency panel per (title, adjacency, features, labels), with a feature strip. Writes PNG and SVG."""
@@ -77,7 +110,7 @@ def figure1(
         2, len(panels), figsize=(4.2 * len(panels), 4.6), gridspec_kw={"height_ratios": [14, 1]}
     )
     for column, (title, adj, features, labels) in enumerate(panels):
-        order = figure_order(adj, features, labels, seed)
+        order = _node_order(adj, features, labels, seed)
         axes[0, column].imshow(
             _edge_image(adj[np.ix_(order, order)], labels[order]), cmap="gray", vmin=0, vmax=1, interpolation="nearest"
         )

@@ -1,22 +1,19 @@
-"""The official PATTERN release as input, when a user has it (registry entry ``PATTERN``, PyG's
-benchmarking-gnns files): its splits as dense graphs, and bookkeeping recovered from the training labels.
+"""The official PATTERN and CLUSTER releases as input, when a user has them (registry entries ``PATTERN`` and
+``CLUSTER``, PyG's benchmarking-gnns files): their splits as dense graphs.
 
-The release stores no pattern ids or host blocks. A graph's pattern id is the index of its planted pattern's
-canonical key in the library read off the training labels (-1 when absent); host block sizes are unknown (-1).
+The releases store no generator bookkeeping; PATTERN's pattern ids are recovered from the training labels by
+:func:`graphaudit.pattern.planted.library.release_truth`.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 
 from graphaudit.data.graphset import GraphSet
 from graphaudit.data.readers_external import SPLIT_NAMES
-from graphaudit.pattern.canon import LibraryPattern, canonical_key, planted_pattern
-from graphaudit.pattern.graphs import DenseGraphs, Truth, pack_graphs
+from graphaudit.pattern.dense import DenseGraphs, pack_graphs
 
-__all__ = ["release_splits", "release_truth"]
+__all__ = ["release_splits"]
 
 SPLIT_CODES = {split: code for code, split in enumerate(SPLIT_NAMES)}  # graph_labels of the reader
 
@@ -48,18 +45,3 @@ def release_splits(gs: GraphSet) -> dict[str, DenseGraphs]:
             [targets[gs.node_ptr[g] : gs.node_ptr[g + 1]] for g in chosen],
         )
     return out
-
-
-def release_truth(graphs: DenseGraphs, library: Sequence[LibraryPattern], blocks: int = 5) -> Truth:
-    """Pattern id (library index by canonical key, -1 if absent), pattern size; host block sizes unknown (-1)."""
-    index = {p.key: k for k, p in enumerate(library)}
-    ids = [
-        index.get(canonical_key(*planted_pattern(graphs.adjacency(g), graphs.features(g), graphs.labels(g))), -1)
-        for g in range(graphs.num_graphs)
-    ]
-    sizes = [int(graphs.labels(g).sum()) for g in range(graphs.num_graphs)]
-    return Truth(
-        pattern_id=np.asarray(ids, dtype=np.int64),
-        pattern_size=np.asarray(sizes, dtype=np.int64),
-        host_sizes=np.full((graphs.num_graphs, blocks), -1, dtype=np.int64),
-    )

@@ -33,17 +33,14 @@ class Block:
     table: pd.DataFrame | None = None
 
 
-def build_report(ctx: RuleContext) -> None:
-    """Rule entry: evaluate the claims and write the Markdown and HTML report."""
+def report(ctx: RuleContext) -> None:
+    """Rule entry: evaluate the claims (``input.claims``) and write the claims table and the Markdown and HTML
+    report of the data table (``input.datasets``) and every study's tables and figures (``params.studies``)."""
     out_md = Path(ctx.output["markdown"])
-    claims = evaluate_files(list(ctx.input.get("claims", [])), Path.cwd(), ctx.params["scale"])
+    claims = evaluate_files(ctx.input_list("claims"), Path.cwd(), ctx.params["scale"])
     write_table(claims, ctx.output["claims"], title="Claims")
     blocks = report_blocks(
-        Path(ctx.input["datasets"]) if "datasets" in ctx.input else None,
-        claims,
-        list(ctx.params.get("studies", [])),
-        Path("results"),
-        ctx.params["scale"],
+        Path(ctx.input["datasets"]), claims, list(ctx.params["studies"]), Path("results"), ctx.params["scale"]
     )
     write_text(out_md, render_markdown(blocks, out_md.parent))
     write_text(ctx.output["html"], render_html(blocks, Path(ctx.output["html"]).parent))

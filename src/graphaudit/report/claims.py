@@ -7,7 +7,7 @@ A claims file ``config/claims/<study>.yaml`` looks like::
       - id: aids_graphs
         description: AIDS has 2000 graphs
         paper: 2000                      # the paper's number (or text for a qualitative claim)
-        source: {table: results/data/datasets.csv, column: graphs, where: {dataset: AIDS}}
+        source: {table: results/data/tables/datasets.csv, column: graphs, where: {dataset: AIDS}}
         kind: exact                      # exact | statistical | qualitative
         tolerance: 0                     # |reproduced - paper| <= tolerance (exact, statistical)
         expect: {op: ">", value: 0}      # qualitative: reproduced <op> value

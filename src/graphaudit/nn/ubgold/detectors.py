@@ -21,8 +21,9 @@ import torch
 import torch.nn.functional as F
 from torch_geometric.data import Batch
 
-from graphaudit.nn.detectors import OCGINConfig, OCGTLConfig
 from graphaudit.nn.glocalkd import DistillationDetector, GLocalKDConfig, dense_blocks
+from graphaudit.nn.ocgin import OCGINConfig
+from graphaudit.nn.ocgtl import OCGTLConfig
 from graphaudit.nn.signet import SIGNETConfig
 from graphaudit.nn.trainer import Detector
 from graphaudit.nn.ubgold import loader

@@ -1,0 +1,95 @@
+"""The ``bench`` config section as typed settings (defaults live in config/config.yaml only): one class
+per benchmark, each rule passing its own slice as ``params.bench``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TuReaderBench:
+    dataset: str
+    repeats: int
+
+
+@dataclass(frozen=True)
+class GraphletsBench:
+    dataset: str
+    repeats: int
+
+
+@dataclass(frozen=True)
+class MiningBench:
+    datasets: tuple[str, ...]
+    sigma: float
+    upper: int
+    repeats: int
+
+
+@dataclass(frozen=True)
+class PatternGibbsBench:
+    graphs: int
+    sweeps: int
+
+
+@dataclass(frozen=True)
+class PatternMatcherBench:
+    patterns: int
+
+
+@dataclass(frozen=True)
+class ClusterGibbsBench:
+    graphs: int
+    sweeps: int
+
+
+@dataclass(frozen=True)
+class StripSamplerBench:
+    strips: int
+
+
+@dataclass(frozen=True)
+class LlmOccurrenceBench:
+    graphs: int
+
+
+@dataclass(frozen=True)
+class GladTrainingBench:
+    dataset: str
+    detectors: tuple[str, ...]
+    epochs: int
+
+
+@dataclass(frozen=True)
+class NodegroundEloBench:
+    methods: int
+    datasets: int
+    partitions: int
+    rounds: int
+
+
+@dataclass(frozen=True)
+class NodegroundSearchBench:
+    """The search loop against a bare PyG loop: dataset (a registry node dataset), methods, epochs, repeats and
+    the checkpoint interval of the search loop."""
+
+    dataset: str
+    methods: tuple[str, ...]
+    epochs: int
+    repeats: int
+    checkpoint_every_s: float
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    tu_reader: TuReaderBench
+    graphlets: GraphletsBench
+    mining: MiningBench
+    pattern_gibbs: PatternGibbsBench
+    pattern_matcher: PatternMatcherBench
+    cluster_gibbs: ClusterGibbsBench
+    strip_sampler: StripSamplerBench
+    llm_occurrence: LlmOccurrenceBench
+    glad_training: GladTrainingBench
+    nodeground_elo: NodegroundEloBench
+    nodeground_search: NodegroundSearchBench

@@ -1,0 +1,151 @@
+"""The ``glad`` config section as typed settings (defaults live in config/config.yaml only).
+
+:class:`GladSettings` is the whole section; the rule files load it once at parse time, so a bad key stops
+the workflow before any job. A rule passes its function only the keys it reads, as a plain slice of the
+config (Snakemake compares params by their ``repr`` to decide reruns): :func:`config_slice` takes the keys
+a slice class declares (:class:`KernelScoring`, :class:`TrainingSettings`), and the function reads the
+slice back with ``ctx.settings(name, cls)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Setting = Literal["tuned", "default"]
+Backend = Literal["auto", "ubgold", "own"]
+
+
+@dataclass(frozen=True)
+class ProtocolSettings:
+    """UB-GOLD's folds and the paper's hold-out (``glad.protocol``)."""
+
+    folds: int
+    anomaly_class: Literal["0", "minority"]
+    holdout_share: float
+    tox21_trials: int
+    tox21_anomaly_label: int
+
+
+@dataclass(frozen=True)
+class IsolationForestSettings:
+    n_estimators: int
+    max_samples: float
+
+
+@dataclass(frozen=True)
+class ReferenceSettings:
+    """The training-free references (``glad.references``)."""
+
+    max_k: int
+    wl_iterations: int
+    wl_max_train: int
+    isolation_forest: IsolationForestSettings
+
+
+@dataclass(frozen=True)
+class KernelDefault:
+    """UB-GOLD's kernel defaults (the fields of :class:`graphaudit.glad.kernels.KernelConfig`)."""
+
+    wl_iter: int
+    n_estimators: int
+    sample_ratio: float
+
+
+@dataclass(frozen=True)
+class KernelGrid:
+    """UB-GOLD's declared kernel search space."""
+
+    wl_iter: tuple[int, ...]
+    n_estimators: tuple[int, ...]
+    sample_ratio: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class KernelScoring:
+    """What scoring one kernel on one dataset reads: ``glad.kernels`` without the list of kernels to run."""
+
+    scorers: tuple[Literal["IF", "OCSVM"], ...]
+    fits: tuple[Literal["train", "test"], ...]
+    tuned: bool
+    default: KernelDefault
+    grid: KernelGrid
+
+
+@dataclass(frozen=True)
+class KernelSettings(KernelScoring):
+    """The kernel baselines (``glad.kernels``)."""
+
+    kernels: tuple[Literal["WL", "PK"], ...]
+
+
+@dataclass(frozen=True)
+class SizeMatching:
+    caliper: float
+    min_retained: float
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """What one training run reads of ``glad.deep`` (fields in the order the runs' params have always had,
+    so that recorded runs are not outdated by a reordering)."""
+
+    device: str
+    max_epochs: int | None
+    checkpoint_every_s: float
+    threads: int
+    test_rng: Literal["coupled", "isolated"]
+    memory_budget_gb: float | None
+
+
+@dataclass(frozen=True)
+class DeepSettings:
+    """The deep detectors (``glad.deep``)."""
+
+    catalogue: str
+    detectors: tuple[str, ...]
+    datasets: tuple[str, ...]
+    folds: tuple[int, ...] | None
+    settings: tuple[Setting, ...]
+    max_epochs: int | None
+    device: str
+    backend: Backend
+    test_rng: Literal["coupled", "isolated"]
+    checkpoint_every_s: float
+    memory_budget_gb: float | None
+    threads: int
+    permutations: int
+    bootstrap: int
+    size_matching: SizeMatching
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any deep run is asked for (detectors and datasets both listed)."""
+        return bool(self.detectors and self.datasets)
+
+
+@dataclass(frozen=True)
+class GladSettings:
+    """The ``glad`` config section."""
+
+    datasets: tuple[str, ...]
+    audit_only: tuple[str, ...]
+    protocol: ProtocolSettings
+    fit_on: Literal["train_normal", "fit"]
+    constant_features: tuple[str, ...]
+    closed_form_graphlets: tuple[str, ...]
+    inverted_splits: dict[str, str]
+    references: ReferenceSettings
+    kernels: KernelSettings
+    published_kernels: str
+    deep: DeepSettings
+
+    @property
+    def audited(self) -> list[str]:
+        """Every dataset with folds and audits: the evaluated ones, then the audit-only ones."""
+        return list(self.datasets) + [d for d in self.audit_only if d not in self.datasets]
+
+    @property
+    def deep_folds(self) -> list[int]:
+        """The folds the deep detectors run: ``deep.folds``, or every fold of the protocol when none is listed."""
+        return list(self.deep.folds or range(self.protocol.folds))

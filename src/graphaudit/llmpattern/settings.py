@@ -1,0 +1,182 @@
+"""The ``llmpattern`` config section as typed settings (defaults live in config/config.yaml only), and the
+slices of it that each rule passes as ``params``: a set's generator reads only its own counts, a responder
+job only the prompt settings, so changing one key reruns only the jobs that read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from graphaudit.common.settings import settings_dict
+
+Scale = Literal["small", "medium", "large"]
+Style = Literal["zero_shot", "cot"]
+Format = Literal["AL", "EL"]
+IsomorphismMode = Literal["faithful", "hardened"]
+
+
+@dataclass(frozen=True)
+class TranslationSettings:
+    per_pattern: int
+
+
+@dataclass(frozen=True)
+class DetectionSettings:
+    per_n: int
+    styles: tuple[Style, ...]
+
+
+@dataclass(frozen=True)
+class IsomorphismSettings:
+    modes: tuple[IsomorphismMode, ...]
+
+
+@dataclass(frozen=True)
+class ModificationSettings:
+    per_n: int
+
+
+@dataclass(frozen=True)
+class FrequentSettings:
+    per_n: int
+    turns: dict[Scale, int] | None  # turns of 10 graphs per scale; a scale left out (or null) takes the repository's
+
+
+@dataclass(frozen=True)
+class Ba2motifSettings:
+    per_class: int
+    test_per_class: int
+    turns: int
+    per_label: int
+
+
+@dataclass(frozen=True)
+class LlmpatternSettings:
+    scales: tuple[Scale, ...]
+    translation: TranslationSettings
+    detection: DetectionSettings
+    isomorphism: IsomorphismSettings
+    modification: ModificationSettings
+    frequent: FrequentSettings
+    ba2motif: Ba2motifSettings
+    n_eval: int
+    formats: tuple[Format, ...]
+    responders: tuple[str, ...]
+    model: dict[str, Any]
+    paper_values: str
+
+
+# ---- what one set's generator reads (rule llmpattern_items) --------------------------------------------
+@dataclass(frozen=True)
+class TranslationItems:
+    per_pattern: int
+
+
+@dataclass(frozen=True)
+class DetectionItems:
+    seed: int
+    scales: tuple[Scale, ...]
+    per_n: int
+
+
+@dataclass(frozen=True)
+class IsomorphismItems:
+    seed: int
+    modes: tuple[IsomorphismMode, ...]
+
+
+@dataclass(frozen=True)
+class KcoreItems:
+    """The 3-core set reads nothing but the undirected detection graphs."""
+
+
+@dataclass(frozen=True)
+class ModificationItems:
+    seed: int
+    scales: tuple[Scale, ...]
+    per_n: int
+
+
+@dataclass(frozen=True)
+class FrequentItems:
+    seed: int
+    scales: tuple[Scale, ...]
+    per_n: int
+    turns: dict[Scale, int] | None
+
+
+@dataclass(frozen=True)
+class DiscriminativeItems:
+    seed: int
+    per_class: int
+    test_per_class: int
+    turns: int
+    per_label: int
+
+
+ItemSettings = (
+    TranslationItems
+    | DetectionItems
+    | IsomorphismItems
+    | KcoreItems
+    | ModificationItems
+    | FrequentItems
+    | DiscriminativeItems
+)
+ITEM_SETTINGS: dict[str, type] = {
+    "translation": TranslationItems,
+    "detection": DetectionItems,
+    "isomorphism": IsomorphismItems,
+    "kcore": KcoreItems,
+    "modification": ModificationItems,
+    "frequent": FrequentItems,
+    "discriminative": DiscriminativeItems,
+}
+"""Set name -> the settings its generator reads (the sets, in the order they are listed everywhere)."""
+
+
+def item_settings(section: LlmpatternSettings, seed: int, set_name: str) -> ItemSettings:
+    """What the generator of ``set_name`` reads from the section (and the workflow seed)."""
+    if set_name == "translation":
+        return TranslationItems(section.translation.per_pattern)
+    if set_name == "detection":
+        return DetectionItems(seed, section.scales, section.detection.per_n)
+    if set_name == "isomorphism":
+        return IsomorphismItems(seed, section.isomorphism.modes)
+    if set_name == "kcore":
+        return KcoreItems()
+    if set_name == "modification":
+        return ModificationItems(seed, section.scales, section.modification.per_n)
+    if set_name == "frequent":
+        return FrequentItems(seed, section.scales, section.frequent.per_n, section.frequent.turns)
+    if set_name == "discriminative":
+        ba = section.ba2motif
+        return DiscriminativeItems(seed, ba.per_class, ba.test_per_class, ba.turns, ba.per_label)
+    raise ValueError(f"unknown llmpattern set {set_name!r}; sets are {', '.join(ITEM_SETTINGS)}")
+
+
+def item_params(section: LlmpatternSettings, seed: int, set_name: str) -> dict[str, Any]:
+    """:func:`item_settings` as plain data, the ``params`` of one ``llmpattern_items`` job."""
+    return settings_dict(item_settings(section, seed, set_name))
+
+
+# ---- what one responder job reads (rule llmpattern_respond) --------------------------------------------
+@dataclass(frozen=True)
+class RespondSettings:
+    """One responder on one set: the evaluated subset (``seed``, ``n_eval``), the prompt formats, the detection
+    prompt styles (None for a set without detection prompts), the responder and, for a model, its endpoint
+    settings (None for the offline responders)."""
+
+    seed: int
+    n_eval: int
+    formats: tuple[Format, ...]
+    styles: tuple[Style, ...] | None
+    responder: str
+    model: dict[str, Any] | None
+
+
+def respond_params(section: LlmpatternSettings, seed: int, set_name: str, responder: str) -> dict[str, Any]:
+    """The ``params`` of one ``llmpattern_respond`` job for the responder spec ``responder``."""
+    styles = section.detection.styles if set_name == "detection" else None
+    model = section.model if responder.partition(":")[0] == "openai-compatible" else None
+    return settings_dict(RespondSettings(seed, section.n_eval, section.formats, styles, responder, model))

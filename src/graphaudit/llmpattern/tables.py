@@ -1,0 +1,216 @@
+"""The llmpattern tables, one rule entry each: Tables 2-8, 18 and 19 (one task's cells for every responder in
+both scoring modes) from the per-responder score tables of the task's set, Table 20 (responders ranked) and
+the headline summary from all of them, Table 12 and the occurrence statistics from the generated item sets,
+and the paper's own arithmetic (``paper_consistency``) from its transcribed values."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from graphaudit.common.rule import RuleContext
+from graphaudit.llmpattern.datasets import dataset_statistics, occurrence_statistics, read_items
+from graphaudit.llmpattern.paper_checks import CHECK_COLUMNS, consistency_checks, load_paper_values
+from graphaudit.report.tables import write_table
+
+__all__ = [
+    "LABEL_COLUMNS",
+    "REPO_CAPS",
+    "TABLES",
+    "TABLE_COLUMNS",
+    "occurrences",
+    "paper_consistency",
+    "read_scores",
+    "summary",
+    "summary_frame",
+    "table2",
+    "table3",
+    "table4",
+    "table5",
+    "table6",
+    "table7",
+    "table8",
+    "table12",
+    "table18",
+    "table19",
+    "table20",
+    "table20_frame",
+    "task_frame",
+]
+
+log = logging.getLogger(__name__)
+
+TABLES = {
+    "table2": ("T1", "translation"),
+    "table3": ("T2", "modification"),
+    "table4": ("T4", "isomorphism"),
+    "table5": ("T5", "modification"),
+    "table6": ("T7", "kcore"),
+    "table7": ("T8", "frequent"),
+    "table8": ("T9", "discriminative"),
+    "table18": ("T3", "detection"),
+    "table19": ("T6", "detection"),
+}
+"""Paper table -> (task code, the item set whose answers it shows); T3 / T6 are Tables 18 / 19."""
+TABLE_COLUMNS = [
+    "task",
+    "stage",
+    "variant",
+    "pattern",
+    "scale",
+    "fmt",
+    "description",
+    "style",
+    "responder",
+    "mode",
+    "metric",
+    "value",
+    "n",
+    "n_unparsed",
+    "note",
+]
+LABEL_COLUMNS = [c for c in TABLE_COLUMNS if c not in ("value", "n", "n_unparsed")]
+"""The columns that name a cell: read as text, so an empty one (``stage`` outside T9) stays text whichever score
+tables a table reads."""
+# Why the exact answer scores below 1 under the authors' scoring (spec 4.9, pitfalls 4 and 6).
+REPO_CAPS = {
+    "T1": "the repository's translation parser reads edge tuples only, so an adjacency-list answer is unparsed",
+    "T3": "the repository's 5-tuple regex needs ',,' before the fifth number, so house answers are unreadable "
+    "and only graphs without a house score",
+    "T6": "the repository's 5-tuple regex needs ',,' before the fifth number, so house answers are unreadable "
+    "and only graphs without a house score",
+    "T7": "an empty answer scores 0 even when the 3-core is empty, so the ceiling is the share of graphs with a "
+    "non-empty 3-core",
+}
+
+
+def read_scores(paths: list[str]) -> pd.DataFrame:
+    """The per-responder score tables (``results/llmpattern/scores/<responder>/<set>.csv``), one after another,
+    with the :data:`LABEL_COLUMNS` as text."""
+    frames = [pd.read_csv(path, dtype=dict.fromkeys(LABEL_COLUMNS, str)) for path in paths]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=TABLE_COLUMNS)
+
+
+# ---- Tables 2-8, 18, 19: one task each ------------------------------------------------------------------
+def _task_table(ctx: RuleContext, name: str) -> None:
+    task, _ = TABLES[name]
+    write_table(task_frame(read_scores(ctx.input_list("scores")), task), ctx.output["table"], title=f"{name}: {task}")
+
+
+def table2(ctx: RuleContext) -> None:
+    """Table 2 (T1, pattern translation) from the translation set's score tables (``input.scores``)."""
+    _task_table(ctx, "table2")
+
+
+def table3(ctx: RuleContext) -> None:
+    """Table 3 (T2, graph modification by terminology) from the modification set's score tables."""
+    _task_table(ctx, "table3")
+
+
+def table4(ctx: RuleContext) -> None:
+    """Table 4 (T4, isomorphic mapping) from the isomorphism set's score tables."""
+    _task_table(ctx, "table4")
+
+
+def table5(ctx: RuleContext) -> None:
+    """Table 5 (T5, graph modification by topology) from the modification set's score tables."""
+    _task_table(ctx, "table5")
+
+
+def table6(ctx: RuleContext) -> None:
+    """Table 6 (T7, k-core detection) from the k-core set's score tables."""
+    _task_table(ctx, "table6")
+
+
+def table7(ctx: RuleContext) -> None:
+    """Table 7 (T8, frequent subgraph extraction) from the frequent set's score tables."""
+    _task_table(ctx, "table7")
+
+
+def table8(ctx: RuleContext) -> None:
+    """Table 8 (T9, discriminative patterns and BA-2motif classification) from the discriminative set's."""
+    _task_table(ctx, "table8")
+
+
+def table18(ctx: RuleContext) -> None:
+    """Table 18 (T3, pattern detection by terminology) from the detection set's score tables."""
+    _task_table(ctx, "table18")
+
+
+def table19(ctx: RuleContext) -> None:
+    """Table 19 (T6, pattern detection by topology) from the detection set's score tables."""
+    _task_table(ctx, "table19")
+
+
+def task_frame(frame: pd.DataFrame, task: str) -> pd.DataFrame:
+    """One paper table's cells, the oracle's repo-mode cells below 1 annotated with the scoring cap."""
+    rows = frame[frame["task"] == task].reindex(columns=TABLE_COLUMNS)
+    capped = (rows["responder"] == "oracle") & (rows["mode"] == "repo") & (rows["value"] < 1)
+    return rows.assign(note=rows["note"].astype(object).where(~capped, REPO_CAPS.get(task, "")))
+
+
+# ---- across tasks ---------------------------------------------------------------------------------------
+def table20(ctx: RuleContext) -> None:
+    """Table 20: responders ranked per task by the mean headline metric of the repo mode, over the responders
+    that answered every task (``input.scores``: every score table)."""
+    frame = read_scores(ctx.input_list("scores"))
+    write_table(table20_frame(frame), ctx.output["table"], title="Table 20: responders ranked across tasks")
+
+
+def table20_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per responder (rows, best first): its competition rank on each task and the mean rank."""
+    repo = frame[frame["mode"] == "repo"].dropna(subset=["value"])
+    means = repo.groupby(["task", "responder"])["value"].mean().unstack("responder")
+    complete = means.dropna(axis=1)
+    if complete.empty:
+        return pd.DataFrame(columns=["responder", "mean_rank"])
+    ranks = complete.rank(axis=1, ascending=False, method="min")
+    out = ranks.T
+    out["mean_rank"] = out.mean(axis=1)
+    return out.reset_index().sort_values("mean_rank")
+
+
+def summary(ctx: RuleContext) -> None:
+    """The headline metric per task, responder, variant and mode (``input.scores``: every score table)."""
+    frame = read_scores(ctx.input_list("scores"))
+    write_table(
+        summary_frame(frame), ctx.output["table"], title="Headline metric per task, responder, variant and mode"
+    )
+
+
+def summary_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean, minimum and maximum of the headline metric over a task's cells (patterns, scales, formats,
+    descriptions, styles), per responder, variant and scoring mode, with the cell count."""
+    keys = ["task", "stage", "variant", "responder", "mode", "metric"]
+    rows = frame.dropna(subset=["value"]).fillna({"stage": "", "variant": ""})
+    out = rows.groupby(keys)["value"].agg(["mean", "min", "max", "count"]).reset_index()
+    return out.rename(columns={"count": "cells"})
+
+
+# ---- the generated data ---------------------------------------------------------------------------------
+def table12(ctx: RuleContext) -> None:
+    """Table 12: statistics of every generated item set (``input.itemsets``)."""
+    items = [item for path in ctx.input_list("itemsets") for item in read_items(path)]
+    write_table(
+        pd.DataFrame(dataset_statistics(items)),
+        ctx.output["table"],
+        title="Table 12: statistics of the generated data sets",
+    )
+
+
+def occurrences(ctx: RuleContext) -> None:
+    """Induced occurrences per detection graph (spec 7.2) from the detection set (``input.detection``)."""
+    write_table(
+        pd.DataFrame(occurrence_statistics(read_items(ctx.input["detection"]))),
+        ctx.output["table"],
+        title="Induced occurrences per detection graph (spec 7.2)",
+    )
+
+
+# ---- the paper's own numbers ----------------------------------------------------------------------------
+def paper_consistency(ctx: RuleContext) -> None:
+    """The paper's internal arithmetic (spec §7.3) from its transcribed values (``input.values``)."""
+    results = pd.DataFrame(consistency_checks(load_paper_values(ctx.input["values"])), columns=list(CHECK_COLUMNS))
+    write_table(results, ctx.output["table"], title="llmpattern: the paper's internal arithmetic (spec §7.3)")
+    log.info("%d paper-consistency checks, %d do not hold", len(results), int((~results["holds"]).sum()))

@@ -1,0 +1,220 @@
+"""Typed settings of the pattern study: the ``pattern`` section of the config as frozen dataclasses.
+
+``config/config.yaml`` holds every default, so no field has one. The rule files load the whole section once
+(:class:`PatternSettings`) at parse time and hand each rule a plain slice of it (:func:`config_slice`); a rule
+function reads its slice back with ``ctx.settings(name, cls)``. A slice class lists exactly the keys its
+function reads, so a config change reruns only what depends on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+__all__ = [
+    "BPSettings",
+    "BlindChains",
+    "BlindSettings",
+    "BootstrapSettings",
+    "ChainLength",
+    "ClusterSettings",
+    "EvaluatedSets",
+    "Generation",
+    "GeneratorLaw",
+    "HostFit",
+    "MatcherSettings",
+    "MinesweeperSettings",
+    "PatternSettings",
+    "PerPattern",
+    "Selection",
+    "SetSizes",
+    "StartChecks",
+    "StripChain",
+    "StripSettings",
+    "load_published",
+]
+
+SetName = Literal["test", "val", "fresh", "familiar"]
+ClusterVariant = Literal["final", "no_factor", "factor_short"]
+
+
+@dataclass(frozen=True)
+class PerPattern:
+    """Graphs per pattern in each official-like split."""
+
+    train: int
+    val: int
+    test: int
+
+
+@dataclass(frozen=True)
+class SetSizes:
+    """Sizes of the regenerated fresh-pattern and familiar-pattern test sets."""
+
+    fresh: int
+    familiar: int
+
+
+@dataclass(frozen=True)
+class EvaluatedSets:
+    """Official-like graphs scored per split (the first copies of every pattern)."""
+
+    test: int
+    val: int
+
+
+@dataclass(frozen=True)
+class GeneratorLaw:
+    """The generator notebook's version and the pattern-size law."""
+
+    version: Literal[1, 2]
+    size_law: Literal["release", "notebook"]
+
+
+@dataclass(frozen=True)
+class Generation(GeneratorLaw):
+    """What the generate rule reads: the law, where the official splits come from, and how many graphs."""
+
+    source: Literal["regenerate", "release"]
+    n_patterns: int
+    per_pattern: PerPattern
+    sets: SetSizes
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which graphs each set evaluates and how they are sharded into jobs."""
+
+    n_patterns: int
+    per_pattern: PerPattern
+    evaluate: EvaluatedSets
+    sets: SetSizes
+    shard_size: int
+
+
+@dataclass(frozen=True)
+class ChainLength:
+    """One Gibbs chain's sweeps, the first ``burn_in`` discarded."""
+
+    sweeps: int
+    burn_in: int
+
+
+@dataclass(frozen=True)
+class StartChecks:
+    """Appendix B's start checks: how many official-like test graphs, extra random-start chains per graph."""
+
+    graphs: int
+    random_chains: int
+
+
+@dataclass(frozen=True)
+class HostFit:
+    """Mean-field restarts and iterations (the pattern-blind start and the matcher's host fit)."""
+
+    restarts: int
+    iterations: int
+
+
+@dataclass(frozen=True)
+class BlindChains(HostFit):
+    """The pattern-blind predictor's chains, with and without the size prior."""
+
+    prior: ChainLength
+    noprior: ChainLength
+
+
+@dataclass(frozen=True)
+class BlindSettings(BlindChains):
+    """``pattern.blind``: the chains and the start checks."""
+
+    checks: StartChecks
+
+
+@dataclass(frozen=True)
+class MatcherSettings:
+    """``pattern.matcher``: the no-prior shortlist searched for small patterns."""
+
+    shortlist: int
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    """``pattern.bootstrap``: graph-bootstrap resamples."""
+
+    replicates: int
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """``pattern.cluster``: CLUSTER's test graphs, sampler shards and the variants to run (an override of a
+    variant's chains / sweeps / burn-in, or null for the paper's)."""
+
+    source: Literal["regenerate", "release"]
+    graphs: int
+    shard_size: int
+    run: tuple[ClusterVariant, ...]
+    variants: dict[ClusterVariant, dict[Literal["chains", "sweeps", "burn_in"], int] | None]
+
+
+@dataclass(frozen=True)
+class BPSettings:
+    """``pattern.minesweeper.bp``: belief propagation sweeps and damping (weight of the old message)."""
+
+    sweeps: int
+    damping: float
+
+
+@dataclass(frozen=True)
+class StripChain:
+    """One strip chain's length, the part of it each job runs, and the sampling sweeps discarded."""
+
+    sweeps: int
+    sweeps_per_part: int
+    burn_in: int
+
+
+@dataclass(frozen=True)
+class StripSettings(StripChain):
+    """``pattern.minesweeper.strip``: one chain per seed."""
+
+    seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MinesweeperSettings:
+    """``pattern.minesweeper``: the board's source, belief propagation and the strip sampler."""
+
+    source: Literal["regenerated", "official"]
+    bp: BPSettings
+    strip: StripSettings
+
+
+@dataclass(frozen=True)
+class PatternSettings:
+    """The whole ``pattern`` section."""
+
+    source: Literal["regenerate", "release"]
+    version: Literal[1, 2]
+    size_law: Literal["release", "notebook"]
+    n_patterns: int
+    per_pattern: PerPattern
+    sets: SetSizes
+    evaluate: EvaluatedSets
+    score_sets: tuple[SetName, ...]
+    shard_size: int
+    cluster: ClusterSettings
+    minesweeper: MinesweeperSettings
+    blind: BlindSettings
+    matcher: MatcherSettings
+    bootstrap: BootstrapSettings
+    batch: int
+    published: str
+
+
+def load_published(path: str) -> dict[str, list[dict[str, Any]]]:
+    """The quoted published results (``pattern.published``): ``published`` (Table 2) and ``table4``."""
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))

@@ -1,0 +1,339 @@
+"""The glad golden set: small intermediate files as the upstream rules write them (``golden/inputs/``: folds,
+per-dataset audit, reference, kernel and pairing rows, UB-GOLD's published kernel values, and the per-fold
+replays of four detectors on three UB9 datasets), made by :func:`write_inputs` from seeded synthetic rows, and
+every table the table functions build from them (``golden/expected/``), rebuilt byte for byte by
+``test_tables.py`` (the DomainBed ``test_collect_results`` model).
+
+Regenerate after a deliberate change, review the diff and say why in the commit::
+
+    .venv/bin/python -m tests.glad.golden --regenerate
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from graphaudit.common.atomic import write_json
+from graphaudit.common.rule import RuleContext
+from graphaudit.common.seeds import rng_for
+from graphaudit.glad import tables
+from graphaudit.glad.protocol import folds_to_json, tu_folds
+from graphaudit.glad.replay import SETTING_PROTOCOLS
+from graphaudit.report.tables import write_table
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+INPUTS = GOLDEN / "inputs"
+EXPECTED = GOLDEN / "expected"
+
+DATASETS = ("BZR", "COX2", "DHFR", "MUTAG")  # three UB9 sets and a secondary one
+DEEP_DATASETS = ("BZR", "COX2", "DHFR")
+DETECTORS = ("OCGIN", "OCGTL", "SIGNET", "GraphCL-IF")  # three of the pilot detectors (Table 31) and another
+KERNELS = ("WL", "PK")
+FOLDS = (0, 1)
+PROTOCOL = {"folds": 2, "anomaly_class": "0", "holdout_share": 0.2, "tox21_trials": 5, "tox21_anomaly_label": 1}
+BOOTSTRAP, MIN_RETAINED = 200, 0.3
+"""The golden run's settings (pinned here, not read from the config, so a config change cannot move it)."""
+
+PART1 = (
+    "audits",
+    "references",
+    "kernels",
+    "table19",
+    "table20",
+    "kernel_gaps",
+    "kernel_summary",
+    "table21",
+    "table22",
+    "table23_references",
+    "table28",
+)
+DEEP = (
+    "leaderboard",
+    "leakage",
+    "hp_gap",
+    "kendall",
+    "decisions",
+    "friedman",
+    "pairwise",
+    "perm_null",
+    "size_matched",
+    "robustness",
+    "table2",
+    "table23",
+    "table24",
+    "table25",
+    "table26",
+    "table27",
+    "table30",
+    "table31",
+    "table32",
+    "table33",
+    "table34",
+)
+TABLES = PART1 + DEEP
+BOOTSTRAP_TABLES = ("leakage", "hp_gap", "kendall", "decisions", "table2", "table23", "table30", "table32")
+
+
+def _points(rng: np.random.Generator, size: int, centre: float, spread: float = 4.0) -> list[float]:
+    """Metric values (points, two decimals, so the CSV files are short and exact)."""
+    return np.round(np.clip(rng.normal(centre, spread, size), 0.0, 100.0), 2).tolist()
+
+
+# ---- part 1 inputs ---------------------------------------------------------------------------------------
+
+
+def audit_rows(dataset: str) -> pd.DataFrame:
+    rng = rng_for("glad", "golden", "audits", dataset)
+    rows = [{"dataset": dataset, "fold": "all", "check": "graphs", "value": 30, "note": ""}]
+    rows += [
+        {"dataset": dataset, "fold": f, "check": "node_count_auroc", "value": v, "note": ""}
+        for f, v in zip(FOLDS, _points(rng, 2, 60.0))
+    ]
+    return pd.DataFrame(rows)
+
+
+def reference_rows(dataset: str) -> pd.DataFrame:
+    rng = rng_for("glad", "golden", "references", dataset)
+    rows = []
+    for method, centre in (("Size only", 70.0), ("Graphlet count + LW", 62.0), ("WL histogram + IF", 55.0)):
+        for fold, (auroc, auprc, fpr95) in zip(FOLDS, zip(*[_points(rng, 2, c) for c in (centre, 40.0, 80.0)])):
+            rows.append(
+                {
+                    "method": method,
+                    "setting": "default",
+                    "fit": "train",
+                    "dataset": dataset,
+                    "fold": fold,
+                    "auroc": auroc,
+                    "auprc": auprc,
+                    "fpr95": fpr95,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def kernel_rows(dataset: str, kernel: str) -> pd.DataFrame:
+    """Default and one grid configuration per scorer (so tuned rows exist); PK is constant on MUTAG."""
+    rng = rng_for("glad", "golden", "kernels", dataset, kernel)
+    constant = kernel == "PK" and dataset == "MUTAG"
+    rows = []
+    for fit in ("train", "test"):
+        for fold in FOLDS:
+            for scorer, configs in (("IF", ("wl_iter=5,d", "wl_iter=3,g")), ("OCSVM", ("wl_iter=5", "wl_iter=3"))):
+                for config, is_default in zip(configs, (True, False)):
+                    auroc = 50.0 if constant else _points(rng, 1, 58.0 if is_default else 61.0)[0]
+                    rows.append(
+                        {
+                            "method": f"{kernel}-{scorer}",
+                            "fit": fit,
+                            "dataset": dataset,
+                            "fold": fold,
+                            "config": config,
+                            "is_default": is_default,
+                            "constant_kernel": constant,
+                            "ocsvm_flagged": _points(rng, 1, 12.0)[0] if scorer == "OCSVM" else np.nan,
+                            "auroc": auroc,
+                            "auprc": _points(rng, 1, 40.0)[0],
+                            "fpr95": _points(rng, 1, 80.0)[0],
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def pairing_rows(dataset: str) -> pd.DataFrame:
+    rng = rng_for("glad", "golden", "pairing", dataset)
+    released, aligned, differing = (_points(rng, 2, c) for c in (52.0, 65.0, 45.0))
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "fold": list(FOLDS),
+            "auroc_released": released,
+            "auroc_aligned": aligned,
+            "differing_share": differing,
+            "n_anomalies": 5,
+            "n_normals": 10,
+        }
+    )
+
+
+PUBLISHED = {
+    "published": [
+        {"dataset": "BZR", "method": "WL-IF", "auroc": 61.5, "source": "golden"},
+        {"dataset": "DD", "method": "PK-IF", "auroc": 75.29, "source": "golden (no folds: left out)"},
+    ]
+}
+
+
+# ---- part 2 inputs: per-fold replays ---------------------------------------------------------------------
+
+SHIFT = {"oracle_ub": 6.0, "oracle_own": 6.0, "oracle_default": 4.0, "hp_free": -2.0, "last": 1.0}
+
+
+def protocol_rows(detector: str, dataset: str) -> pd.DataFrame:
+    """The replay's protocol rows: every protocol of both settings on both folds; a few chosen points flagged."""
+    rng = rng_for("glad", "golden", "protocols", detector, dataset)
+    base = 60.0 + 1.5 * DETECTORS.index(detector) + 3.0 * DEEP_DATASETS.index(dataset)
+    rows = []
+    for fold in FOLDS:
+        for protocol in SETTING_PROTOCOLS["tuned"] + SETTING_PROTOCOLS["default"]:
+            many = protocol in ("expected_random", "consensus")
+            flags = "tied_scores" if rng.random() < 0.2 else ""
+            if (detector, dataset, fold, protocol) == ("OCGTL", "COX2", 1, "last"):
+                flags = "tied_across_classes"
+            rows.append(
+                {
+                    "detector": detector,
+                    "dataset": dataset,
+                    "fold": fold,
+                    "protocol": protocol,
+                    "epoch": None if many else int(rng.integers(1, 50)) * 4,
+                    "n_points": 12 if many else 1,
+                    "auroc": _points(rng, 1, base + SHIFT.get(protocol, 0.0))[0],
+                    "auprc": _points(rng, 1, base - 20.0)[0],
+                    "fpr95": _points(rng, 1, 100.0 - base)[0],
+                    "flags": flags,
+                    "reason": f"golden {protocol}",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def null_rows(detector: str, dataset: str) -> pd.DataFrame:
+    rng = rng_for("glad", "golden", "null", detector, dataset)
+    null, sd, observed, unrestricted = (_points(rng, 2, c, 1.0) for c in (3.0, 1.0, 6.0, 8.0))
+    return pd.DataFrame(
+        {
+            "detector": detector,
+            "dataset": dataset,
+            "fold": list(FOLDS),
+            "n_permutations": 20,
+            "null_gain": null,
+            "null_gain_sd": sd,
+            "observed_gain": observed,
+            "observed_unrestricted_gain": unrestricted,
+        }
+    )
+
+
+def size_matched_rows(detector: str, dataset: str) -> pd.DataFrame:
+    rng = rng_for("glad", "golden", "size_matched", detector, dataset)
+    matched = [4, 1] if dataset == "DHFR" else [4, 3]  # DHFR keeps too few anomalies in fold 1
+    return pd.DataFrame(
+        {
+            "detector": detector,
+            "dataset": dataset,
+            "fold": list(FOLDS),
+            "anomalies": 5,
+            "matched": matched,
+            "retained": [m / 5 for m in matched],
+            "auroc_full": _points(rng, 2, 65.0),
+            "auroc_matched": _points(rng, 2, 58.0),
+            "nodes_auroc_matched": _points(rng, 2, 52.0),
+            "edges_auroc_matched": _points(rng, 2, 51.0),
+        }
+    )
+
+
+# ---- files -----------------------------------------------------------------------------------------------
+
+
+def _csv(frame: pd.DataFrame, path: Path) -> None:
+    """A per-dataset or per-replay file as its rule writes it, without the Markdown twin (no table reads it)."""
+    write_table(frame, path)
+    path.with_suffix(".md").unlink()
+
+
+def write_inputs(root: Path) -> None:
+    """The golden intermediate files under ``root``, laid out as the workflow writes them."""
+    for dataset in DATASETS:
+        labels = np.array([-1] * 10 + [1] * 20)  # class 0 (anomalous after mapping) a third of the graphs
+        folds = tu_folds(labels, dataset, n_folds=PROTOCOL["folds"], holdout_share=PROTOCOL["holdout_share"])
+        write_json(root / "folds" / f"{dataset}.json", folds_to_json(dataset, "tu", folds, PROTOCOL))
+        _csv(audit_rows(dataset), root / "audits" / f"{dataset}.csv")
+        _csv(reference_rows(dataset), root / "references" / f"{dataset}.csv")
+        _csv(pairing_rows(dataset), root / "pairing" / f"{dataset}.csv")
+        for kernel in KERNELS:
+            _csv(kernel_rows(dataset, kernel), root / "kernels" / f"{dataset}_{kernel}.csv")
+    (root / "published_kernels.yaml").write_text(yaml.safe_dump(PUBLISHED, sort_keys=False), encoding="utf-8")
+    for detector in DETECTORS:
+        for dataset in DEEP_DATASETS:
+            folder = root / "replay" / detector / dataset
+            _csv(protocol_rows(detector, dataset), folder / "protocols.csv")
+            _csv(null_rows(detector, dataset), folder / "null.csv")
+            _csv(size_matched_rows(detector, dataset), folder / "size_matched.csv")
+
+
+def _files(root: Path, pattern: str, datasets: tuple[str, ...] = DATASETS) -> list[str]:
+    return [str(root / pattern.format(dataset=d)) for d in datasets]
+
+
+def _replays(root: Path, name: str) -> list[str]:
+    return [str(root / "replay" / d / ds / f"{name}.csv") for d in DETECTORS for ds in DEEP_DATASETS]
+
+
+def table_contexts(inputs: Path, out: Path) -> dict[str, RuleContext]:
+    """Each table's RuleContext (inputs as the rule files list them, the pinned params); the deep tables read
+    part 1's ``references`` and ``kernels`` tables from ``out``."""
+    kernels = [str(inputs / "kernels" / f"{d}_{k}.csv") for d in DATASETS for k in KERNELS]
+    references = _files(inputs, "references/{dataset}.csv")
+    folds = _files(inputs, "folds/{dataset}.json")
+    part1 = {
+        "audits": {"audits": _files(inputs, "audits/{dataset}.csv")},
+        "references": {"references": references},
+        "kernels": {"kernels": kernels},
+        "table19": {"kernels": kernels},
+        "table20": {"kernels": kernels},
+        "kernel_gaps": {"kernels": kernels},
+        "kernel_summary": {"kernels": kernels},
+        "table21": {"pairing": _files(inputs, "pairing/{dataset}.csv"), "folds": folds},
+        "table22": {"published": str(inputs / "published_kernels.yaml"), "folds": folds},
+        "table23_references": {"references": references},
+        "table28": {"references": references},
+    }
+    protocols = {"protocols": _replays(inputs, "protocols")}
+    extra = {**protocols, "references": str(out / "references.csv"), "kernels": str(out / "kernels.csv")}
+    deep = {name: protocols for name in DEEP}
+    deep.update({f"table{n}": extra for n in (2, 23, 24, 25, 26, 27)})
+    deep["perm_null"] = {**protocols, "null": _replays(inputs, "null")}
+    deep["size_matched"] = {"size_matched": _replays(inputs, "size_matched")}
+    params = {name: {"bootstrap": BOOTSTRAP} for name in BOOTSTRAP_TABLES}
+    params["size_matched"] = {"min_retained": MIN_RETAINED}
+    return {
+        name: RuleContext(input=named, output={"table": str(out / f"{name}.csv")}, params=params.get(name, {}))
+        for name, named in {**part1, **deep}.items()
+    }
+
+
+def build_tables(inputs: Path, out: Path) -> Path:
+    """Every golden table (CSV and Markdown) under ``out``, part 1 first (the deep tables read two of them)."""
+    contexts = table_contexts(inputs, out)
+    for name in TABLES:
+        getattr(tables, name)(contexts[name])
+    return out
+
+
+def regenerate() -> None:
+    """Rewrite the committed inputs and expected tables (then review the diff)."""
+    shutil.rmtree(INPUTS, ignore_errors=True)
+    write_inputs(INPUTS)
+    with tempfile.TemporaryDirectory() as scratch:
+        built = build_tables(INPUTS, Path(scratch))
+        shutil.rmtree(EXPECTED, ignore_errors=True)
+        EXPECTED.mkdir(parents=True)
+        for name in TABLES:
+            for suffix in (".csv", ".md"):
+                shutil.copy(built / f"{name}{suffix}", EXPECTED / f"{name}{suffix}")
+    print(f"wrote {INPUTS} and {len(TABLES)} tables to {EXPECTED}; review the diff before committing")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--regenerate"]:
+        sys.exit(__doc__)
+    regenerate()

@@ -1,0 +1,122 @@
+"""llmpattern tables: the golden intermediates rebuild every committed table byte for byte, and each assembly
+function on hand-made rows."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from graphaudit.common.rule import RuleContext
+from graphaudit.llmpattern.paper_checks import CHECK_COLUMNS, consistency_checks, load_paper_values
+from graphaudit.llmpattern.tables import (
+    REPO_CAPS,
+    TABLE_COLUMNS,
+    TABLES,
+    paper_consistency,
+    read_scores,
+    summary_frame,
+    table20_frame,
+    task_frame,
+)
+from graphaudit.llmpattern.tasks import SETS
+
+from .golden import EXPECTED, GOLDEN, ROOT, build_tables
+from .golden import TABLES as GOLDEN_TABLES
+
+PAPER_VALUES = ROOT / "config" / "llmpattern" / "paper_values.yaml"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return build_tables(GOLDEN, tmp_path_factory.mktemp("llmpattern-golden"))
+
+
+@pytest.mark.parametrize("name", GOLDEN_TABLES)
+@pytest.mark.parametrize("suffix", [".csv", ".md"])
+def test_table_rebuilds_byte_for_byte(built, name: str, suffix: str) -> None:
+    assert (built / f"{name}{suffix}").read_bytes() == (EXPECTED / f"{name}{suffix}").read_bytes(), name
+
+
+def test_every_task_table_reads_a_generated_set() -> None:
+    assert {set_name for _, set_name in TABLES.values()} <= set(SETS)
+    assert sorted(task for task, _ in TABLES.values()) == sorted(f"T{k}" for k in range(1, 10))
+
+
+def test_labels_stay_text_whichever_score_tables_are_read(tmp_path) -> None:
+    path = tmp_path / "scores.csv"
+    path.write_text(
+        "task,stage,variant,responder,mode,metric,value,n,n_unparsed\nT1,,triangle,oracle,repo,acc,1.0,3,0\n"
+    )
+    frame = read_scores([str(path)])
+    assert frame["stage"].dtype == object and pd.isna(frame.loc[0, "stage"]) and frame["n"].dtype == "int64"
+    assert list(read_scores([]).columns) == TABLE_COLUMNS
+
+
+def test_task_frame_keeps_its_task_and_notes_the_oracle_cap() -> None:
+    frame = pd.DataFrame(
+        [
+            {"task": "T7", "responder": "oracle", "mode": "repo", "value": 0.64},
+            {"task": "T7", "responder": "oracle", "mode": "clean", "value": 1.0},
+            {"task": "T7", "responder": "empty", "mode": "repo", "value": 0.0},
+            {"task": "T1", "responder": "oracle", "mode": "repo", "value": 0.5},
+        ]
+    )
+    table = task_frame(frame, "T7")
+    assert list(table.columns) == TABLE_COLUMNS and len(table) == 3
+    notes = table["note"].tolist()
+    assert notes[0] == REPO_CAPS["T7"] and pd.isna(notes[1]) and pd.isna(notes[2])
+    assert task_frame(frame, "T4")["note"].isna().all() and task_frame(frame, "T4").empty
+
+
+def row(task, variant, responder, metric, value):
+    return {
+        "task": task,
+        "stage": None,
+        "variant": variant,
+        "responder": responder,
+        "mode": "repo",
+        "metric": metric,
+        "value": value,
+    }
+
+
+CELLS = pd.DataFrame(
+    [
+        row("T1", "triangle", "a", "acc", 1.0),
+        row("T1", "square", "a", "acc", 0.5),
+        row("T1", "triangle", "b", "acc", 0.9),
+        row("T7", "k3", "a", "precision", 0.2),
+        row("T7", "k3", "b", "precision", 0.4),
+        row("T7", "k3", "c", "precision", 0.9),
+    ]
+)
+
+
+def test_summary_frame_aggregates_each_variant() -> None:
+    table = summary_frame(CELLS)
+    square = table[(table.task == "T1") & (table.responder == "a") & (table.variant == "square")].iloc[0]
+    assert (square["mean"], square["cells"]) == (0.5, 1)
+    assert len(table) == 6 and (table["stage"] == "").all()
+
+
+def test_table20_ranks_only_responders_that_answered_every_task() -> None:
+    ranks = table20_frame(CELLS).set_index("responder")
+    assert list(ranks.index) == ["b", "a"]  # best first; c did not answer T1, so it is not ranked
+    assert ranks.loc["a", "T1"] == 2 and ranks.loc["b", "T1"] == 1  # a's T1 mean is 0.75 < 0.9
+    assert ranks.loc["a", "T7"] == 2 and (ranks.loc["a", "mean_rank"], ranks.loc["b", "mean_rank"]) == (2.0, 1.0)
+
+
+def test_table20_without_a_complete_responder_is_empty_with_its_columns() -> None:
+    cells = pd.DataFrame([row("T1", "x", "a", "acc", 1.0), row("T7", "y", "b", "precision", 1.0)])
+    assert list(table20_frame(cells).columns) == ["responder", "mean_rank"] and table20_frame(cells).empty
+
+
+def test_paper_consistency_writes_every_check(tmp_path) -> None:
+    checks = {r["check"]: r for r in consistency_checks(load_paper_values(PAPER_VALUES))}
+    out = tmp_path / "tables" / "paper_consistency.csv"
+    paper_consistency(RuleContext(input={"values": str(PAPER_VALUES)}, output={"table": str(out)}))
+    table = pd.read_csv(out, keep_default_na=False)
+    assert list(table.columns) == list(CHECK_COLUMNS) and len(table) == len(checks)
+    assert table["holds"].dtype == bool
+    assert set(table.loc[~table["holds"], "check"]) == {c for c, r in checks.items() if not r["holds"]}
+    assert out.with_suffix(".md").read_text(encoding="utf-8").startswith("# llmpattern")
