@@ -418,7 +418,7 @@ def toy_dataset(tmp_path: Path) -> tuple[RuleContext, Path]:
             "catalogue": str(ROOT / "config/glad/detectors.yaml"),
         },
         params={
-            "deep": {
+            "training": {
                 "device": "cpu",
                 "max_epochs": 4,
                 "checkpoint_every_s": 300,
@@ -442,7 +442,7 @@ def test_a_run_over_the_budget_is_recorded_as_failed_and_counted(tmp_path: Path)
             RuleContext(
                 input=ctx.input,
                 output={"run": str(run)},
-                params={**ctx.params, "deep": {**ctx.params["deep"], "memory_budget_gb": budget}},
+                params={**ctx.params, "training": {**ctx.params["training"], "memory_budget_gb": budget}},
                 wildcards={**ctx.wildcards, "setting": setting},
             )
         )
@@ -454,7 +454,7 @@ def test_a_run_over_the_budget_is_recorded_as_failed_and_counted(tmp_path: Path)
     replay = RuleContext(
         input={**ctx.input, "runs": [str(root / s / "run.json") for s in ("tuned", "default")]},
         output={name: str(root / f"{name}.csv") for name in ("protocols", "curves", "null", "size_matched")},
-        params={"deep": {"permutations": 5, "size_matching": {"caliper": 0.25}}},
+        params={"permutations": 5, "caliper": 0.25},
         wildcards={"detector": "GLADC", "dataset": "TOY"},
     )
     deep_tasks.replay_detector(replay)
