@@ -1,7 +1,4 @@
 # Shared definitions: the rule-runner script, the active datasets, the study list and the studies' targets.
-import glob  # noqa: F401  (rule files included after this one use glob and Path)
-from pathlib import Path
-
 from graphaudit.data.registry import check_names
 
 ENV = "../../envs/graphaudit.yaml"  # every rule's software, under --sdm conda (pip into .venv is the primary install)

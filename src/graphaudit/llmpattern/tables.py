@@ -12,6 +12,7 @@ import pandas as pd
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.datasets import dataset_statistics, occurrence_statistics, read_items
 from graphaudit.llmpattern.paper_checks import CHECK_COLUMNS, consistency_checks, load_paper_values
+from graphaudit.llmpattern.scorers import GROUP_KEYS
 from graphaudit.report.tables import write_table
 
 __all__ = [
@@ -53,23 +54,7 @@ TABLES = {
     "table19": ("T6", "detection"),
 }
 """Paper table -> (task code, the item set whose answers it shows); T3 / T6 are Tables 18 / 19."""
-TABLE_COLUMNS = [
-    "task",
-    "stage",
-    "variant",
-    "pattern",
-    "scale",
-    "fmt",
-    "description",
-    "style",
-    "responder",
-    "mode",
-    "metric",
-    "value",
-    "n",
-    "n_unparsed",
-    "note",
-]
+TABLE_COLUMNS = [*GROUP_KEYS, "metric", "value", "n", "n_unparsed", "note"]
 LABEL_COLUMNS = [c for c in TABLE_COLUMNS if c not in ("value", "n", "n_unparsed")]
 """The columns that name a cell: read as text, so an empty one (``stage`` outside T9) stays text whichever score
 tables a table reads."""
