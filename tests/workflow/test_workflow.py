@@ -9,12 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
-COPIED = ("Snakefile", "config", "workflow")
+COPIED = ("Snakefile", "config", "envs", "workflow")
 
 
 def workflow_copy(where: Path) -> Path:
@@ -55,6 +56,17 @@ def test_ci_config_runs_end_to_end(ci_runs):
 
 RUN_RECORDS = "results/glad/records"  # training runs: records carry wall time and peak memory by design
 MACHINE_FIELDS = {"wall_s", "peak_rss_mb"}
+# nodeground measures what each method costs (spec 4.7-4.9): its records carry seconds and peak memory, and the
+# tables built from those measurements differ in exactly these columns between two runs on one machine
+NODEGROUND = "results/nodeground"
+MEASURED_COLUMNS = {"fit_s", "predict_s", "peak_mem_fit_mb", "peak_mem_predict_mb", "workflow_s", "peak_mem_mb"}
+COST_TABLES = {
+    "tuning": {"cost"},
+    "table7": {"cost_k_star", "full_cost"},
+    "frontier": {"overhead", "log2_overhead", "on_frontier"},
+}
+COST_FIGURES = {"fig8", "fig15", "fig16"}  # drawn from the cost tables above
+REPORT_MD = Path("results/report/index.md")
 
 
 def without_machine_fields(path: Path) -> list[dict]:
@@ -62,21 +74,66 @@ def without_machine_fields(path: Path) -> list[dict]:
     return [{k: v for k, v in json.loads(line).items() if k not in MACHINE_FIELDS} for line in lines]
 
 
+def without_measured_columns(path: Path, columns: set[str]) -> pd.DataFrame:
+    frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    return frame.drop(columns=[c for c in columns if c in frame.columns])
+
+
+def cost_table_lines(run: Path) -> set[str]:
+    return {
+        line for name in COST_TABLES for line in (run / NODEGROUND / "tables" / f"{name}.md").read_text().splitlines()
+    }
+
+
+def assert_same_outside_measurements(first: Path, second: Path, relative: Path) -> None:
+    """The comparison of one output of two runs, leaving out what is a measurement of the machine."""
+    if relative.is_relative_to(RUN_RECORDS) and relative.suffix in (".jsonl", ".json"):
+        assert without_machine_fields(first / relative) == without_machine_fields(second / relative), relative
+    elif (
+        relative.is_relative_to(NODEGROUND) and relative.stem in COST_TABLES and relative.suffix in (".csv", ".parquet")
+    ):
+        columns = COST_TABLES[relative.stem]
+        pd.testing.assert_frame_equal(*(without_measured_columns(r / relative, columns) for r in (first, second)))
+    elif relative.is_relative_to(NODEGROUND) and relative.suffix == ".parquet":
+        pd.testing.assert_frame_equal(
+            *(without_measured_columns(r / relative, MEASURED_COLUMNS) for r in (first, second))
+        )
+    elif relative == REPORT_MD:  # it differs only in the rows of the cost tables it embeds
+        changed = set((first / relative).read_text().splitlines()) - set((second / relative).read_text().splitlines())
+        assert changed <= cost_table_lines(first), sorted(changed - cost_table_lines(first))[:5]
+    else:
+        assert (first / relative).read_bytes() == (second / relative).read_bytes(), relative
+
+
+def compared_outputs(run: Path) -> list[Path]:
+    """Every result file, less checkpoints (they hold the wall time; their records and scores are compared), the
+    renderings of measured costs (the cost tables' markdown and figures, and the HTML page holding them)."""
+    outputs = sorted(p.relative_to(run) for p in (run / "results").rglob("*") if p.is_file())
+    skipped = {"checkpoint.pt"}
+    return [
+        p
+        for p in outputs
+        if p.name not in skipped
+        and p != Path("results/report/index.html")
+        and not (
+            p.is_relative_to(NODEGROUND)
+            and p.suffix in (".md", ".png", ".svg")
+            and p.stem in {*COST_TABLES, *COST_FIGURES}
+        )
+    ] + [Path("data/processed/MUTAG.npz")]
+
+
 def test_ci_rerun_is_byte_identical(ci_runs):
-    """Every result file is byte-identical; in training-run folders the records and run summaries are
-    identical except their wall-time and memory fields, and checkpoints (which hold the wall time) are
-    compared through the records and score files they produce."""
+    """Every result file is byte-identical, except what measures the machine: in training-run records and
+    nodeground's cost tables those fields are left out and the rest compared."""
     first, second = ci_runs
-    outputs = sorted(p.relative_to(first) for p in (first / "results").rglob("*") if p.is_file())
-    outputs += [Path("data/processed/MUTAG.npz")]
+    outputs = compared_outputs(first)
     assert len(outputs) > 4
     run_files = [p for p in outputs if p.is_relative_to(RUN_RECORDS)]
     assert any(p.name == "records.jsonl" for p in run_files) and any(p.suffix == ".npz" for p in run_files)
+    assert any(p.is_relative_to(NODEGROUND) and p.suffix == ".parquet" for p in outputs)
     for relative in outputs:
-        if relative.is_relative_to(RUN_RECORDS) and relative.suffix in (".jsonl", ".json"):
-            assert without_machine_fields(first / relative) == without_machine_fields(second / relative), relative
-        elif relative.name != "checkpoint.pt":
-            assert (first / relative).read_bytes() == (second / relative).read_bytes(), relative
+        assert_same_outside_measurements(first, second, relative)
 
 
 def test_paper_config_dry_run(tmp_path):
