@@ -13,6 +13,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from graphaudit.nodeground.frontier import COSTS as FRONTIER_COSTS
+
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 COPIED = ("Snakefile", "config", "envs", "workflow")
@@ -59,7 +61,7 @@ MACHINE_FIELDS = {"wall_s", "peak_rss_mb"}
 # nodeground measures what each method costs (spec 4.7-4.9): its records carry seconds and peak memory, and the
 # tables built from those measurements differ in exactly these columns between two runs on one machine
 NODEGROUND = "results/nodeground"
-MEASURED_COLUMNS = {"fit_s", "predict_s", "peak_mem_fit_mb", "peak_mem_predict_mb", "workflow_s", "peak_mem_mb"}
+MEASURED_COLUMNS = {"fit_s", "predict_s", "peak_mem_fit_mb", "peak_mem_predict_mb", *FRONTIER_COSTS.values()}
 COST_TABLES = {
     "tuning": {"cost"},
     "table7": {"cost_k_star", "full_cost"},
@@ -109,11 +111,10 @@ def compared_outputs(run: Path) -> list[Path]:
     """Every result file, less checkpoints (they hold the wall time; their records and scores are compared), the
     renderings of measured costs (the cost tables' markdown and figures, and the HTML page holding them)."""
     outputs = sorted(p.relative_to(run) for p in (run / "results").rglob("*") if p.is_file())
-    skipped = {"checkpoint.pt"}
     return [
         p
         for p in outputs
-        if p.name not in skipped
+        if p.name != "checkpoint.pt"
         and p != Path("results/report/index.html")
         and not (
             p.is_relative_to(NODEGROUND)
