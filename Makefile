@@ -1,24 +1,27 @@
 # The two README commands: `make reproduce` (everything) and `make test` (the test suite).
-# Each creates .venv and installs what it needs; torch==2.13.0 is installed first so no CUDA build is pulled.
+# Each creates .venv and installs what it needs; torch==2.13.0 is installed first, from TORCH_INDEX when set
+# (e.g. https://download.pytorch.org/whl/cu128 for a CUDA 12.8 build, .../whl/cpu for a CPU-only one), else from
+# the package index: PyPI's Linux wheel is a CUDA build, so a GPU machine needs nothing set.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= all
+TORCH_INDEX ?=
 STAMP := $(VENV)/.installed
 
-.PHONY: install reproduce lint test clean
+.PHONY: install reproduce lint test test-slurm gpu-check clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "torch==2.13.0"
+	$(BIN)/python -m pip install --quiet "torch==2.13.0" $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
 reproduce: install
-	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --cores $(CORES) --workflow-profile workflow/profiles/default
 
 # ruff (lint + format), snakefmt and Snakemake's own linter on the default and paper configs: all clean
 lint: install
@@ -30,6 +33,24 @@ lint: install
 
 test: install lint
 	$(BIN)/python -m pytest -q
+
+# The SLURM profile on a real one-node cluster (../shared/tools/slurm-local.sh, root on Debian 12): start it, run
+# the ci config through workflow/profiles/slurm and locally, compare, stop it. SLURM_STUDIES=glad narrows the DAG.
+SLURM_LOCAL ?= ../shared/tools/slurm-local.sh
+SLURM_ACCOUNT ?= test
+SLURM_STUDIES ?=
+test-slurm: install
+	partition=$$(SLURM_LOCAL_ACCOUNT=$(SLURM_ACCOUNT) bash $(SLURM_LOCAL)) || exit 1; \
+	GRAPHAUDIT_TEST_SLURM=1 GRAPHAUDIT_SLURM_ACCOUNT=$(SLURM_ACCOUNT) GRAPHAUDIT_SLURM_PARTITION=$$partition \
+	GRAPHAUDIT_TEST_SLURM_STUDIES=$(SLURM_STUDIES) $(BIN)/python -m pytest -q tests/workflow/test_slurm.py; \
+	status=$$?; bash $(SLURM_LOCAL) stop; exit $$status
+
+# The GPU path (graphaudit.nn.device_check): every trained model a few epochs on the CPU and on CUDA from the same
+# seed, per-epoch losses compared (rtol 1e-3, atol 1e-4); report in results/gpu_check/report.md and .json; non-zero
+# on a mismatch or an error. Without CUDA only the CPU half runs (exit 0). GPU_CHECK_ARGS="--only GLADC" narrows it.
+GPU_CHECK_ARGS ?=
+gpu-check: install
+	$(BIN)/graphaudit gpu-check $(GPU_CHECK_ARGS)
 
 clean:
 	rm -rf results logs benchmarks .snakemake

@@ -1,12 +1,15 @@
-"""Shared fixtures: the data mirror (``GRAPHAUDIT_DATA_MIRROR``) and small TU archives."""
+"""Shared fixtures: the data mirror (``GRAPHAUDIT_DATA_MIRROR``), small TU archives and the headless-browser check."""
 
 from __future__ import annotations
 
 import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from headless import find_chromium, page_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,6 +22,16 @@ def mirror() -> Path:
     if not value or not Path(value).is_dir():
         pytest.skip("GRAPHAUDIT_DATA_MIRROR is not set to a folder (CI sets it to ../shared/data)")
     return Path(value)
+
+
+@pytest.fixture(scope="session")
+def headless_page_problems() -> Callable[[Path], list[str]]:
+    """``headless_page_problems(page)``: what is broken in an HTML page rendered by headless Chromium (see
+    ``tests/headless.py``); tests that need it skip when no Chromium is installed."""
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium); the browser check needs it")
+    return lambda page: page_problems(chromium, page)
 
 
 # A two-graph TU set: graph 1 is a triangle (nodes 1-3), graph 2 a path 4-5; one edge listed twice.

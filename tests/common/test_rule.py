@@ -94,3 +94,9 @@ def test_unnamed_inputs_rejected() -> None:
 def test_empty_unnamed_inputs_are_fine() -> None:
     _, ctx = context_from_snakemake(fake_smk(input=FakeNamedlist()))
     assert ctx.input == {}
+
+
+def test_input_and_output_lists_whether_one_path_or_several() -> None:
+    ctx = RuleContext(input={"one": "a.csv", "many": ["b.csv", "c.csv"]}, output={"one": "x.png", "none": []})
+    assert ctx.input_list("one") == ["a.csv"] and ctx.input_list("many") == ["b.csv", "c.csv"]
+    assert ctx.output_list("one") == ["x.png"] and ctx.output_list("none") == []

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 import pytest
 
 from graphaudit.common.rule import RuleContext
-from graphaudit.common.settings import SettingsError, load_settings, settings_dict
+from graphaudit.common.settings import SettingsError, check_output_names, load_settings, settings_dict
 
 
 @dataclass(frozen=True)
@@ -70,3 +71,14 @@ def test_a_rule_reads_its_param_as_settings():
     assert ctx.settings("chain", Chain) == Chain(2, 1)
     with pytest.raises(SettingsError, match=r"params.chain lacks the key 'burn_in'"):
         RuleContext(params={"chain": {"sweeps": 2}}).settings("chain", Chain)
+
+
+def test_output_names_stay_in_their_folder_and_apart():
+    assert check_output_names([("spec:a", "a"), ("spec:b", "b")], "study.list") == {"a": "spec:a", "b": "spec:b"}
+    with pytest.raises(SettingsError, match=r"^study\.list: 'x:a' and 'y:a' both get the name 'a', so their outputs"):
+        check_output_names([("x:a", "a"), ("y:a", "a")], "study.list")
+    for bad in ("", ".", "..", "up/down", "back\\slash"):
+        with pytest.raises(
+            SettingsError, match=rf"^study\.list: 'spec' gets the name {re.escape(repr(bad))}, .*; rename it$"
+        ):
+            check_output_names([("spec", bad)], "study.list", hint="rename it")

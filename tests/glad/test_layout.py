@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def settings(**deep: object) -> GladSettings:
     section = yaml.safe_load((ROOT / "config/config.yaml").read_text(encoding="utf-8"))["glad"]
     section["deep"] = {**section["deep"], "catalogue": str(ROOT / "config/glad/detectors.yaml"), **deep}
+    section["datasets"] = [*section["datasets"], *deep.get("datasets", [])]  # deep datasets are among glad's
     return load_settings(GladSettings, section)
 
 

@@ -11,12 +11,14 @@ import pytest
 import yaml
 
 from graphaudit.common.settings import SettingsError, config_slice, load_settings
+from graphaudit.data.registry import UnknownDatasetError
 from graphaudit.glad.settings import (
     DeepSettings,
     GladSettings,
     KernelScoring,
     KernelSettings,
     TrainingSettings,
+    check_detectors,
 )
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -85,3 +87,41 @@ def test_config_slice_takes_the_declared_keys_in_field_order() -> None:
     assert "kernels" not in config_slice(KernelScoring, merged()["kernels"])
     with pytest.raises(SettingsError, match="threads"):
         config_slice(TrainingSettings, {k: v for k, v in deep.items() if k != "threads"})
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            {"datasets": ["MUTAG", "NOPE"]},
+            r"^glad\.datasets: unknown dataset 'NOPE'\..* Fix the name in the config's glad\.datasets",
+        ),
+        ({"audit_only": ["MUTAGG"]}, r"^glad\.audit_only: unknown dataset 'MUTAGG'\. Did you mean MUTAG"),
+        ({"datasets": ["Tox21_nope"]}, r"^glad\.datasets: unknown dataset 'Tox21_nope_training'"),
+        (
+            {"deep": {"datasets": ["MUTAG", "PTC_MR"]}},
+            r"^glad\.deep\.datasets lists \['PTC_MR'\], which glad\.datasets does not .*; add them to glad\.datasets",
+        ),
+        (
+            {"deep": {"folds": [0, 7]}},
+            r"^glad\.deep\.folds lists \[7\], but glad\.protocol\.folds is 5 \(folds 0 to 4\); list folds below 5, "
+            r"or null for every fold$",
+        ),
+    ],
+)
+def test_a_cross_key_mistake_stops_the_parse_naming_the_key(change: dict, message: str) -> None:
+    section = merged()
+    for key, value in change.items():
+        section[key] = {**section[key], **value} if isinstance(value, dict) else value
+    with pytest.raises((SettingsError, UnknownDatasetError), match=message):
+        load_settings(GladSettings, section, "glad")
+
+
+def test_an_unknown_detector_names_the_key_and_the_catalogue() -> None:
+    path = "config/glad/detectors.yaml"
+    catalogue = yaml.safe_load((CONFIG.parent / path).read_text(encoding="utf-8"))
+    check_detectors(catalogue, ("OCGIN", "SIGNET"), "glad.deep.detectors", path)
+    with pytest.raises(
+        SettingsError, match=r"^glad\.deep\.detectors lists \['NOPE'\], which config/glad/detectors\.yaml "
+    ):
+        check_detectors(catalogue, ("OCGIN", "NOPE"), "glad.deep.detectors", path)

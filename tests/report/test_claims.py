@@ -8,7 +8,16 @@ from typing import Any
 import pytest
 import yaml
 
-from graphaudit.report.claims import ClaimsFileError, Verdict, evaluate, evaluate_files, load_claims, read_value
+from graphaudit.report.claims import (
+    ClaimsFileError,
+    Verdict,
+    applies_at,
+    evaluate,
+    evaluate_files,
+    load_claims,
+    read_interval,
+    read_value,
+)
 
 TABLE = "results/glad/tables/scores.csv"
 TABLE_TEXT = (
@@ -68,6 +77,15 @@ def test_load_claims_ok(tmp_path: Path) -> None:
         ({"kind": "qualitative", "expect": {"op": ">"}}, r"claim 1 \(aids_gin\): a qualitative"),
         ({"scales": ["ci", "huge"]}, r"claim 1 \(aids_gin\): unknown scales \['huge'\]"),
         ({"source": {"table": TABLE}}, r"claim 1 \(aids_gin\): source needs 'table' and 'column'"),
+        (
+            {"source": {"table": TABLE, "column": "auc", "interval": ["ci_low"]}},
+            r"claim 1 \(aids_gin\): source.interval must be two columns",
+        ),
+        (
+            {"headline": True, "kind": "qualitative", "expect": {"op": ">", "value": 0.5}},
+            r"claim 1 \(aids_gin\): a headline claim needs kind exact or statistical and a number",
+        ),
+        ({"headline": True, "paper": "about 0.8"}, r"a headline claim needs kind exact or statistical and a number"),
     ],
 )
 def test_load_claims_rejects_bad_claim(tmp_path: Path, bad: dict[str, Any], message: str) -> None:
@@ -314,3 +332,26 @@ def test_blocked_claim_is_not_run_with_its_reason(tmp_path: Path) -> None:
     }
     verdict = evaluate("glad", claim, tmp_path, "paper")
     assert verdict.status == "NOT RUN" and verdict.reason == "Appendix H is missing"
+
+
+def test_headline_and_interval_keys_are_accepted(tmp_path: Path) -> None:
+    source = {"table": TABLE, "column": "auc", "where": {"dataset": "AIDS"}, "interval": ["lo", "hi"]}
+    path = write_claims(tmp_path / "c.yaml", [claim(headline=True, source=source)])
+    assert load_claims(path)[1][0]["headline"] is True
+
+
+def test_applies_at() -> None:
+    assert applies_at(claim(), "ci") and applies_at(claim(), "paper")
+    assert not applies_at(claim(scales=["quick", "paper"]), "ci")
+    assert applies_at(claim(scales=["quick", "paper"]), "quick")
+
+
+def test_read_interval(tmp_path: Path) -> None:
+    (tmp_path / "t.csv").write_text("model,auc,lo,hi\nGIN,0.8,0.75,0.86\nGCN,0.7,,\n")
+    source = {"table": "t.csv", "column": "auc", "where": {"model": "GIN"}, "interval": ["lo", "hi"]}
+    assert read_interval(tmp_path, source) == (0.75, 0.86)
+    assert read_interval(tmp_path, source | {"where": {"model": "GCN"}}) is None  # empty cells
+    assert read_interval(tmp_path, source | {"where": {"model": "GAT"}}) is None  # no such row
+    assert read_interval(tmp_path, source | {"interval": ["lo", "upper"]}) is None  # no such column
+    assert read_interval(tmp_path, {k: v for k, v in source.items() if k != "interval"}) is None
+    assert read_interval(tmp_path, source | {"table": "absent.csv"}) is None

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+from workflow_registry import STUDIES, study_outputs
 
 from graphaudit.nodeground.frontier import COSTS as FRONTIER_COSTS
 
@@ -54,6 +57,61 @@ def test_ci_config_runs_end_to_end(ci_runs):
     assert rows[0] == "dataset,source,graphs,nodes,edges,classes,sha256,matches_published"
     assert rows[1].startswith("MUTAG,") and rows[1].endswith(",True")
     assert "-> graphaudit.data.tasks:data_fetch" in (run / "logs/data/fetch_MUTAG.log").read_text()
+
+
+def zipped_results(archive: zipfile.ZipFile) -> dict[str, list[bytes]]:
+    """File name -> the contents of every result stored under that name in a Snakemake report zip."""
+    stored: dict[str, list[bytes]] = {}
+    for name in archive.namelist():
+        if name.startswith("report/data/raw/"):
+            stored.setdefault(Path(name).name, []).append(archive.read(name))
+    return stored
+
+
+def report_categories(page: str) -> dict[str, dict[str, list[str]]]:
+    """Category -> subcategory -> result paths, as Snakemake's report page lists them (``var categories``)."""
+    return json.loads(re.search(r"var categories = (\{.*?\});\n", page).group(1))
+
+
+def test_snakemake_report_holds_every_declared_output(ci_runs, tmp_path):
+    """`snakemake --report` on the finished ci run: the zip holds every table and figure each study declares,
+    byte for byte, under the study's category, with the claims and the data table; the one-file HTML builds."""
+    run = ci_runs[0]
+    result = snakemake(run, "--report", str(tmp_path / "report.zip"), "--configfile", "config/ci.yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    with zipfile.ZipFile(tmp_path / "report.zip") as archive:
+        stored, categories = zipped_results(archive), report_categories(archive.read("report/report.html").decode())
+    dashboards = [f"results/report/figures/dashboard_{study}.png" for study in sorted(STUDIES)]
+    assert categories["claims"] == {"tables": ["results/report/claims.csv"], "figures": dashboards}
+    assert categories["data"] == {"tables": ["results/data/tables/datasets.csv"]}
+    for study in STUDIES:
+        shown = {path for paths in categories[study].values() for path in paths}
+        assert shown == set(study_outputs(study)), study
+        assert set(categories[study]) == ({"tables", "figures"} if study != "llmpattern" else {"tables"})
+    for path in {path for kinds in categories.values() for paths in kinds.values() for path in paths}:
+        assert (run / path).read_bytes() in stored.get(Path(path).name, []), f"{path} is not in the zip"
+    single = snakemake(run, "--report", str(tmp_path / "report.html"), "--configfile", "config/ci.yaml")
+    assert single.returncode == 0, single.stderr[-3000:]
+    assert (tmp_path / "report.html").stat().st_size > 100_000
+
+
+def test_ci_report_opens_with_the_verdicts_and_shows_every_figure(ci_runs):
+    run = ci_runs[0]
+    page = (run / "results/report/index.html").read_text()
+    order = [page.index(f'id="{anchor}"') for anchor in ("dashboard", "failed", "data", *sorted(STUDIES))]
+    assert order == sorted(order)
+    figures = [p for s in STUDIES for p in study_outputs(s) if p.endswith(".png")]
+    assert len(figures) == 17  # pattern 2, nodeground 11, glad 3, graphlm 1
+    for figure in figures:
+        assert f'<img src="../{Path(figure).relative_to("results").as_posix()}"' in page, figure
+    for study in STUDIES:
+        assert f'<img src="figures/dashboard_{study}.png"' in page, study
+    assert "<details><summary>" in page and '<nav><h2>Contents</h2><ul><li><a href="#dashboard">' in page
+
+
+def test_ci_report_renders_in_headless_chromium(ci_runs, headless_page_problems):
+    """The ci report in a real browser: every image renders, every link and anchor resolves, no script error."""
+    assert headless_page_problems(ci_runs[0] / "results/report/index.html") == []
 
 
 RUN_RECORDS = "results/glad/records"  # training runs: records carry wall time and peak memory by design

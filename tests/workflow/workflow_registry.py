@@ -19,6 +19,7 @@ class RuleInfo:
     outputs: dict[str, str]  # output name -> path pattern (wildcard constraints removed)
     inputs: tuple[str, ...]
     snakefile: str
+    reports: dict[str, tuple[str, str, str]]  # output name -> (category, subcategory, caption path) of report()
 
     @property
     def package(self) -> str | None:
@@ -38,6 +39,17 @@ class RuleInfo:
 
 def _pattern(path: str) -> str:
     return re.sub(r"\{(\w+),[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", r"{\1}", str(path))
+
+
+def _reports(rule) -> dict[str, tuple[str, str, str]]:
+    """The report() flag of each named output (of a list output, its first path's: all carry the same)."""
+    firsts = {name: (path[0] if isinstance(path, list) and path else path) for name, path in rule.output.items()}
+    flags = {name: getattr(path, "flags", {}).get("report") for name, path in firsts.items()}
+    return {
+        name: (flag.category, flag.subcategory, flag.caption.get_path_or_uri(secret_free=True))
+        for name, flag in flags.items()
+        if flag is not None
+    }
 
 
 @cache
@@ -62,8 +74,17 @@ def workflow_rules(configfile: str = "config/config.yaml") -> tuple[RuleInfo, ..
                     outputs={k: _pattern(v) for k, v in rule.output.items()},
                     inputs=tuple(str(i) for i in rule.input if isinstance(i, str)),
                     snakefile=Path(rule.snakefile).name,
+                    reports=_reports(rule),
                 )
                 for rule in workflow.rules
             )
     finally:
         os.chdir(here)
+
+
+STUDIES = ("pattern", "nodeground", "glad", "graphlm", "llmpattern")
+
+
+def study_outputs(study: str, configfile: str = "config/ci.yaml") -> list[str]:
+    """What the study's workflow declares under ``configfile``: its aggregate rule's inputs (``STUDY_TARGETS``)."""
+    return list(next(rule for rule in workflow_rules(configfile) if rule.name == study).inputs)

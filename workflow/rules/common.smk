@@ -1,4 +1,6 @@
-# Shared definitions: the rule-runner script, the active datasets, the study list and the studies' targets.
+# Shared definitions: the rule-runner script, the active datasets, the study list, the studies' targets and the
+# report flag (report_output: an output shown by `snakemake --report`, under its study, with its caption).
+from graphaudit.common.workflow import report_output
 from graphaudit.data.registry import check_names
 
 ENV = "../../envs/graphaudit.yaml"  # every rule's software, under --sdm conda (pip into .venv is the primary install)

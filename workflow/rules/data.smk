@@ -62,7 +62,7 @@ rule datasets_data:
         sources=expand("data/raw/{dataset}/SOURCE.json", dataset=DATASETS),
         graphsets=lambda w: available_graphsets(checkpoints.data_fetch, DATASETS),
     output:
-        table="results/data/tables/datasets.csv",
+        table=report_output("results/data/tables/datasets.csv", "data", "tables"),
     log:
         "logs/data/tables/datasets.log",
     conda:

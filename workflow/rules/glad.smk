@@ -138,7 +138,7 @@ rule audits_glad:
     input:
         audits=expand("results/glad/audits/{dataset}.csv", dataset=GLAD.audited),
     output:
-        table="results/glad/tables/audits.csv",
+        table=report_output("results/glad/tables/audits.csv", "glad", "tables"),
     log:
         "logs/glad/tables/audits.log",
     conda:
@@ -153,7 +153,7 @@ rule references_glad:
     input:
         references=GLAD_REFERENCES,
     output:
-        table="results/glad/tables/references.csv",
+        table=report_output("results/glad/tables/references.csv", "glad", "tables"),
     log:
         "logs/glad/tables/references.log",
     conda:
@@ -168,7 +168,7 @@ rule kernels_glad:
     input:
         kernels=GLAD_KERNELS,
     output:
-        table="results/glad/tables/kernels.csv",
+        table=report_output("results/glad/tables/kernels.csv", "glad", "tables"),
     log:
         "logs/glad/tables/kernels.log",
     conda:
@@ -183,7 +183,7 @@ rule table19_glad:
     input:
         kernels=GLAD_KERNELS,
     output:
-        table="results/glad/tables/table19.csv",
+        table=report_output("results/glad/tables/table19.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table19.log",
     conda:
@@ -198,7 +198,7 @@ rule table20_glad:
     input:
         kernels=GLAD_KERNELS,
     output:
-        table="results/glad/tables/table20.csv",
+        table=report_output("results/glad/tables/table20.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table20.log",
     conda:
@@ -213,7 +213,7 @@ rule kernel_gaps_glad:
     input:
         kernels=GLAD_KERNELS,
     output:
-        table="results/glad/tables/kernel_gaps.csv",
+        table=report_output("results/glad/tables/kernel_gaps.csv", "glad", "tables"),
     log:
         "logs/glad/tables/kernel_gaps.log",
     conda:
@@ -228,7 +228,7 @@ rule kernel_summary_glad:
     input:
         kernels=GLAD_KERNELS,
     output:
-        table="results/glad/tables/kernel_summary.csv",
+        table=report_output("results/glad/tables/kernel_summary.csv", "glad", "tables"),
     log:
         "logs/glad/tables/kernel_summary.log",
     conda:
@@ -244,7 +244,7 @@ rule table21_glad:
         pairing=expand("results/glad/pairing/{dataset}.csv", dataset=GLAD.datasets),
         folds=GLAD_FOLDS,
     output:
-        table="results/glad/tables/table21.csv",
+        table=report_output("results/glad/tables/table21.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table21.log",
     conda:
@@ -260,7 +260,7 @@ rule table22_glad:
         published=GLAD.published_kernels,
         folds=GLAD_AUDITED_FOLDS,
     output:
-        table="results/glad/tables/table22.csv",
+        table=report_output("results/glad/tables/table22.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table22.log",
     conda:
@@ -275,7 +275,7 @@ rule table23_references_glad:
     input:
         references=GLAD_REFERENCES,
     output:
-        table="results/glad/tables/table23_references.csv",
+        table=report_output("results/glad/tables/table23_references.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table23_references.log",
     conda:
@@ -290,7 +290,7 @@ rule table28_glad:
     input:
         references=GLAD_REFERENCES,
     output:
-        table="results/glad/tables/table28.csv",
+        table=report_output("results/glad/tables/table28.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table28.log",
     conda:

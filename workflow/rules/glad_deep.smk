@@ -2,6 +2,7 @@
 # figures. Reads GLAD, GLAD_CONFIG and part 1's tables from glad.smk (the root Snakefile includes that first).
 import graphaudit.glad.layout as glad_layout
 from graphaudit.common.settings import config_slice
+from graphaudit.common.workflow import gpus_for
 from graphaudit.glad.settings import TrainingSettings
 
 GLAD_DEEP_CONFIG = GLAD_CONFIG["deep"]
@@ -33,6 +34,7 @@ rule train_run_glad:
     resources:
         mem_mb=8000,
         runtime=600,
+        gpu=gpus_for(GLAD_DEEP_CONFIG["device"]),  # one GPU only when glad.deep.device names CUDA
     params:
         entry="graphaudit.glad.deep_tasks:train_run",
         training=config_slice(TrainingSettings, GLAD_DEEP_CONFIG),
@@ -68,7 +70,7 @@ rule leaderboard_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/leaderboard.csv",
+        table=report_output("results/glad/tables/leaderboard.csv", "glad", "tables"),
     log:
         "logs/glad/tables/leaderboard.log",
     conda:
@@ -83,7 +85,7 @@ rule leakage_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/leakage.csv",
+        table=report_output("results/glad/tables/leakage.csv", "glad", "tables"),
     log:
         "logs/glad/tables/leakage.log",
     conda:
@@ -99,7 +101,7 @@ rule hp_gap_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/hp_gap.csv",
+        table=report_output("results/glad/tables/hp_gap.csv", "glad", "tables"),
     log:
         "logs/glad/tables/hp_gap.log",
     conda:
@@ -115,7 +117,7 @@ rule kendall_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/kendall.csv",
+        table=report_output("results/glad/tables/kendall.csv", "glad", "tables"),
     log:
         "logs/glad/tables/kendall.log",
     conda:
@@ -131,7 +133,7 @@ rule decisions_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/decisions.csv",
+        table=report_output("results/glad/tables/decisions.csv", "glad", "tables"),
     log:
         "logs/glad/tables/decisions.log",
     conda:
@@ -147,7 +149,7 @@ rule friedman_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/friedman.csv",
+        table=report_output("results/glad/tables/friedman.csv", "glad", "tables"),
     log:
         "logs/glad/tables/friedman.log",
     conda:
@@ -162,7 +164,7 @@ rule pairwise_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/pairwise.csv",
+        table=report_output("results/glad/tables/pairwise.csv", "glad", "tables"),
     log:
         "logs/glad/tables/pairwise.log",
     conda:
@@ -178,7 +180,7 @@ rule perm_null_glad:
         protocols=GLAD_PROTOCOLS,
         null=GLAD_DEEP.replays("null"),
     output:
-        table="results/glad/tables/perm_null.csv",
+        table=report_output("results/glad/tables/perm_null.csv", "glad", "tables"),
     log:
         "logs/glad/tables/perm_null.log",
     conda:
@@ -193,7 +195,7 @@ rule size_matched_glad:
     input:
         size_matched=GLAD_DEEP.replays("size_matched"),
     output:
-        table="results/glad/tables/size_matched.csv",
+        table=report_output("results/glad/tables/size_matched.csv", "glad", "tables"),
     log:
         "logs/glad/tables/size_matched.log",
     conda:
@@ -209,7 +211,7 @@ rule robustness_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/robustness.csv",
+        table=report_output("results/glad/tables/robustness.csv", "glad", "tables"),
     log:
         "logs/glad/tables/robustness.log",
     conda:
@@ -225,7 +227,7 @@ rule table2_glad:
         **GLAD_PART1,
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table2.csv",
+        table=report_output("results/glad/tables/table2.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table2.log",
     conda:
@@ -242,7 +244,7 @@ rule table23_glad:
         **GLAD_PART1,
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table23.csv",
+        table=report_output("results/glad/tables/table23.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table23.log",
     conda:
@@ -259,7 +261,7 @@ rule table24_glad:
         **GLAD_PART1,
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table24.csv",
+        table=report_output("results/glad/tables/table24.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table24.log",
     conda:
@@ -275,7 +277,7 @@ rule table25_glad:
         **GLAD_PART1,
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table25.csv",
+        table=report_output("results/glad/tables/table25.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table25.log",
     conda:
@@ -291,7 +293,7 @@ rule table26_glad:
         **GLAD_PART1,
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table26.csv",
+        table=report_output("results/glad/tables/table26.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table26.log",
     conda:
@@ -307,7 +309,7 @@ rule table27_glad:
         **GLAD_PART1,
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table27.csv",
+        table=report_output("results/glad/tables/table27.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table27.log",
     conda:
@@ -322,7 +324,7 @@ rule table30_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table30.csv",
+        table=report_output("results/glad/tables/table30.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table30.log",
     conda:
@@ -338,7 +340,7 @@ rule table31_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table31.csv",
+        table=report_output("results/glad/tables/table31.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table31.log",
     conda:
@@ -353,7 +355,7 @@ rule table32_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table32.csv",
+        table=report_output("results/glad/tables/table32.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table32.log",
     conda:
@@ -369,7 +371,7 @@ rule table33_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table33.csv",
+        table=report_output("results/glad/tables/table33.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table33.log",
     conda:
@@ -384,7 +386,7 @@ rule table34_glad:
     input:
         protocols=GLAD_PROTOCOLS,
     output:
-        table="results/glad/tables/table34.csv",
+        table=report_output("results/glad/tables/table34.csv", "glad", "tables"),
     log:
         "logs/glad/tables/table34.log",
     conda:
@@ -399,7 +401,7 @@ rule fig3_glad:
     input:
         table23=rules.table23_glad.output.table,
     output:
-        figure="results/glad/figures/fig3.png",
+        figure=report_output("results/glad/figures/fig3.png", "glad", "figures"),
     log:
         "logs/glad/figures/fig3.log",
     conda:
@@ -414,7 +416,7 @@ rule fig4_glad:
     input:
         leakage=rules.leakage_glad.output.table,
     output:
-        figure="results/glad/figures/fig4.png",
+        figure=report_output("results/glad/figures/fig4.png", "glad", "figures"),
     log:
         "logs/glad/figures/fig4.log",
     conda:
@@ -429,7 +431,7 @@ rule fig5_glad:
     input:
         hp_gap=rules.hp_gap_glad.output.table,
     output:
-        figure="results/glad/figures/fig5.png",
+        figure=report_output("results/glad/figures/fig5.png", "glad", "figures"),
     log:
         "logs/glad/figures/fig5.log",
     conda:

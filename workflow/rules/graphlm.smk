@@ -138,7 +138,7 @@ rule table9_graphlm:
     input:
         stats=GRAPHLM_STATS,
     output:
-        table=f"{GRAPHLM_OUT}/tables/table9.csv",
+        table=report_output(f"{GRAPHLM_OUT}/tables/table9.csv", "graphlm", "tables"),
     log:
         "logs/graphlm/tables/table9.log",
     conda:
@@ -153,7 +153,7 @@ rule table10_graphlm:
     input:
         stats=GRAPHLM_STATS,
     output:
-        table=f"{GRAPHLM_OUT}/tables/table10.csv",
+        table=report_output(f"{GRAPHLM_OUT}/tables/table10.csv", "graphlm", "tables"),
     log:
         "logs/graphlm/tables/table10.log",
     conda:
@@ -168,7 +168,7 @@ rule patterns_graphlm:
     input:
         patterns=expand(f"{GRAPHLM_OUT}/{{dataset}}/patterns.json", dataset=GRAPHLM.datasets),
     output:
-        table=f"{GRAPHLM_OUT}/tables/patterns.csv",
+        table=report_output(f"{GRAPHLM_OUT}/tables/patterns.csv", "graphlm", "tables"),
     log:
         "logs/graphlm/tables/patterns.log",
     conda:
@@ -183,7 +183,7 @@ rule bootstrap_graphlm:
     input:
         bootstrap=GRAPHLM_BOOTSTRAP,
     output:
-        table=f"{GRAPHLM_OUT}/tables/bootstrap.csv",
+        table=report_output(f"{GRAPHLM_OUT}/tables/bootstrap.csv", "graphlm", "tables"),
     log:
         "logs/graphlm/tables/bootstrap.log",
     conda:
@@ -198,7 +198,7 @@ rule evaluation_graphlm:
     input:
         evaluations=GRAPHLM_EVALUATIONS,
     output:
-        table=f"{GRAPHLM_OUT}/tables/evaluation.csv",
+        table=report_output(f"{GRAPHLM_OUT}/tables/evaluation.csv", "graphlm", "tables"),
     log:
         "logs/graphlm/tables/evaluation.log",
     conda:
@@ -213,7 +213,7 @@ rule strata_graphlm:
     input:
         evaluations=GRAPHLM_EVALUATIONS,
     output:
-        table=f"{GRAPHLM_OUT}/tables/strata.csv",
+        table=report_output(f"{GRAPHLM_OUT}/tables/strata.csv", "graphlm", "tables"),
     log:
         "logs/graphlm/tables/strata.log",
     conda:
@@ -229,7 +229,7 @@ rule sensitivity_graphlm:
         evaluations=GRAPHLM_EVALUATIONS,
         sensitivity=expand(f"{GRAPHLM_OUT}/{{dataset}}/sensitivity.json", dataset=GRAPHLM.sensitivity.datasets),
     output:
-        table=f"{GRAPHLM_OUT}/tables/sensitivity.csv",
+        table=report_output(f"{GRAPHLM_OUT}/tables/sensitivity.csv", "graphlm", "tables"),
     log:
         "logs/graphlm/tables/sensitivity.log",
     conda:
@@ -245,7 +245,7 @@ rule fig1_graphlm:
         evaluation=rules.evaluation_graphlm.output.table,
         bootstrap=rules.bootstrap_graphlm.output.table,
     output:
-        figure=f"{GRAPHLM_OUT}/figures/fig1.png",
+        figure=report_output(f"{GRAPHLM_OUT}/figures/fig1.png", "graphlm", "figures"),
     log:
         "logs/graphlm/figures/fig1.log",
     conda:

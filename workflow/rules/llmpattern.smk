@@ -2,16 +2,16 @@
 # configured, language models behind an OpenAI-compatible endpoint or imported responses.
 # Each table has its own rule <name>_llmpattern -> graphaudit.llmpattern.tables:<name>.
 from graphaudit.common.settings import load_settings
-from graphaudit.llmpattern.settings import LlmpatternSettings, item_params, respond_params
+from graphaudit.llmpattern.settings import LlmpatternSettings, item_params, respond_params, responder_names
 from graphaudit.llmpattern.tables import TABLES as LLM_TABLES
 from graphaudit.llmpattern.tasks import DERIVED as LLM_DERIVED
 from graphaudit.llmpattern.tasks import SETS as LLM_SETS
-from graphaudit.llmpattern.tasks import covers, responder_slug
+from graphaudit.llmpattern.tasks import covers
 
 LLM = load_settings(LlmpatternSettings, config["llmpattern"], "llmpattern")
 LLM_DATA = "data/generated/llmpattern"
 LLM_OUT = "results/llmpattern"
-LLM_RESPONDERS = {responder_slug(spec): spec for spec in LLM.responders}
+LLM_RESPONDERS = responder_names(LLM.responders)  # name -> spec; a collision, `..` or missing replay file stops here
 LLM_RUNS = [(s, r) for s in LLM_SETS for r, spec in LLM_RESPONDERS.items() if covers(spec, s)]
 LLM_SCORES = {s: [f"{LLM_OUT}/scores/{r}/{s}.csv" for run_set, r in LLM_RUNS if run_set == s] for s in LLM_SETS}
 
@@ -62,7 +62,7 @@ rule table2_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table2"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table2.csv",
+        table=report_output(f"{LLM_OUT}/tables/table2.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table2.log",
     conda:
@@ -77,7 +77,7 @@ rule table3_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table3"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table3.csv",
+        table=report_output(f"{LLM_OUT}/tables/table3.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table3.log",
     conda:
@@ -92,7 +92,7 @@ rule table4_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table4"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table4.csv",
+        table=report_output(f"{LLM_OUT}/tables/table4.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table4.log",
     conda:
@@ -107,7 +107,7 @@ rule table5_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table5"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table5.csv",
+        table=report_output(f"{LLM_OUT}/tables/table5.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table5.log",
     conda:
@@ -122,7 +122,7 @@ rule table6_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table6"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table6.csv",
+        table=report_output(f"{LLM_OUT}/tables/table6.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table6.log",
     conda:
@@ -137,7 +137,7 @@ rule table7_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table7"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table7.csv",
+        table=report_output(f"{LLM_OUT}/tables/table7.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table7.log",
     conda:
@@ -152,7 +152,7 @@ rule table8_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table8"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table8.csv",
+        table=report_output(f"{LLM_OUT}/tables/table8.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table8.log",
     conda:
@@ -167,7 +167,7 @@ rule table18_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table18"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table18.csv",
+        table=report_output(f"{LLM_OUT}/tables/table18.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table18.log",
     conda:
@@ -182,7 +182,7 @@ rule table19_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table19"][1]],
     output:
-        table=f"{LLM_OUT}/tables/table19.csv",
+        table=report_output(f"{LLM_OUT}/tables/table19.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table19.log",
     conda:
@@ -197,7 +197,7 @@ rule table20_llmpattern:
     input:
         scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
     output:
-        table=f"{LLM_OUT}/tables/table20.csv",
+        table=report_output(f"{LLM_OUT}/tables/table20.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table20.log",
     conda:
@@ -212,7 +212,7 @@ rule summary_llmpattern:
     input:
         scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
     output:
-        table=f"{LLM_OUT}/tables/summary.csv",
+        table=report_output(f"{LLM_OUT}/tables/summary.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/summary.log",
     conda:
@@ -227,7 +227,7 @@ rule table12_llmpattern:
     input:
         itemsets=expand(f"{LLM_DATA}/{{set}}.jsonl", set=LLM_SETS),
     output:
-        table=f"{LLM_OUT}/tables/table12.csv",
+        table=report_output(f"{LLM_OUT}/tables/table12.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/table12.log",
     conda:
@@ -242,7 +242,7 @@ rule occurrences_llmpattern:
     input:
         detection=f"{LLM_DATA}/detection.jsonl",
     output:
-        table=f"{LLM_OUT}/tables/occurrences.csv",
+        table=report_output(f"{LLM_OUT}/tables/occurrences.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/occurrences.log",
     conda:
@@ -257,7 +257,7 @@ rule paper_consistency_llmpattern:
     input:
         values=LLM.paper_values,
     output:
-        table=f"{LLM_OUT}/tables/paper_consistency.csv",
+        table=report_output(f"{LLM_OUT}/tables/paper_consistency.csv", "llmpattern", "tables"),
     log:
         "logs/llmpattern/tables/paper_consistency.log",
     conda:

@@ -1,6 +1,7 @@
 # nodeground study (paper 001), part 2: the analysis layer. It reads whatever run-level records exist under
 # nodeground.records (<records>/{method}/{dataset}/{split}/p{k}.parquet, written by part 1's searches) and
 # builds endpoints, cohorts, every table, figure and check; no records give empty tables and NOT RUN claims.
+from graphaudit.common.workflow import gpus_for
 from graphaudit.nodeground.train_tasks import search_plan
 
 NG = config["nodeground"]
@@ -111,6 +112,7 @@ rule nodeground_search:
     threads: NG_PLAN.settings.threads
     resources:
         **NG["resources"]["nodeground_search"],
+        gpu=gpus_for(NG["device"]),  # one GPU only when nodeground.device names CUDA
     params:
         entry="graphaudit.nodeground.train_tasks:nodeground_search",
         method=NG_PLAN.method_entry,
@@ -172,7 +174,7 @@ rule nodeground_records:
         records=NG_RECORD_FILES,
     output:
         trials=f"{NG_OUT}/trials_all.parquet",
-        coverage=f"{NG_TABLES}/coverage.csv",
+        coverage=report_output(f"{NG_TABLES}/coverage.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/records.log",
     conda:
@@ -220,7 +222,7 @@ rule nodeground_elo:
     input:
         cohorts=NG_COHORTS,
     output:
-        elo=f"{NG_TABLES}/elo.csv",
+        elo=report_output(f"{NG_TABLES}/elo.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/elo.log",
     benchmark:
@@ -240,7 +242,7 @@ rule nodeground_ranks:
     input:
         cohorts=NG_COHORTS,
     output:
-        ranks=f"{NG_TABLES}/ranks.csv",
+        ranks=report_output(f"{NG_TABLES}/ranks.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/ranks.log",
     conda:
@@ -256,7 +258,7 @@ rule nodeground_winrate:
     input:
         cohorts=NG_COHORTS,
     output:
-        winrate=f"{NG_TABLES}/winrate.csv",
+        winrate=report_output(f"{NG_TABLES}/winrate.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/winrate.log",
     conda:
@@ -273,7 +275,7 @@ rule nodeground_frontier:
     input:
         cohorts=NG_COHORTS,
     output:
-        frontier=f"{NG_TABLES}/frontier.csv",
+        frontier=report_output(f"{NG_TABLES}/frontier.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/frontier.log",
     conda:
@@ -293,7 +295,7 @@ rule table3_nodeground:
         dropped=rules.nodeground_cohorts.output.dropped,
         endpoints=rules.nodeground_endpoints.output.endpoints,
     output:
-        table3=f"{NG_TABLES}/table3.csv",
+        table3=report_output(f"{NG_TABLES}/table3.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/table3.log",
     conda:
@@ -309,7 +311,7 @@ rule table4_nodeground:
     input:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
-        table4=f"{NG_TABLES}/table4.csv",
+        table4=report_output(f"{NG_TABLES}/table4.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/table4.log",
     conda:
@@ -326,7 +328,7 @@ rule table5_nodeground:
         elo=rules.nodeground_elo.output.elo,
         ranks=rules.nodeground_ranks.output.ranks,
     output:
-        table5=f"{NG_TABLES}/table5.csv",
+        table5=report_output(f"{NG_TABLES}/table5.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/table5.log",
     conda:
@@ -346,7 +348,7 @@ rule table5_summary_nodeground:
         elo=rules.nodeground_elo.output.elo,
         ranks=rules.nodeground_ranks.output.ranks,
     output:
-        table5_summary=f"{NG_TABLES}/table5_summary.csv",
+        table5_summary=report_output(f"{NG_TABLES}/table5_summary.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/table5_summary.log",
     conda:
@@ -381,7 +383,7 @@ rule wilcoxon_nodeground:
     input:
         pairs=rules.nodeground_wilcoxon.output.pairs,
     output:
-        wilcoxon=f"{NG_TABLES}/wilcoxon.csv",
+        wilcoxon=report_output(f"{NG_TABLES}/wilcoxon.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/wilcoxon.log",
     conda:
@@ -396,7 +398,7 @@ rule table6_nodeground:
     input:
         pairs=rules.nodeground_wilcoxon.output.pairs,
     output:
-        table6=f"{NG_TABLES}/table6.csv",
+        table6=report_output(f"{NG_TABLES}/table6.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/table6.log",
     conda:
@@ -435,7 +437,7 @@ rule tuning_nodeground:
     input:
         curve=rules.nodeground_tuning.output.curve,
     output:
-        tuning=f"{NG_TABLES}/tuning.csv",
+        tuning=report_output(f"{NG_TABLES}/tuning.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/tuning.log",
     conda:
@@ -450,7 +452,7 @@ rule table7_nodeground:
     input:
         curve=rules.nodeground_tuning.output.curve,
     output:
-        table7=f"{NG_TABLES}/table7.csv",
+        table7=report_output(f"{NG_TABLES}/table7.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/table7.log",
     conda:
@@ -467,7 +469,7 @@ rule table12_nodeground:
         cohorts=NG_COHORTS,
         properties=rules.nodeground_properties.output.properties,
     output:
-        table12=f"{NG_TABLES}/table12.csv",
+        table12=report_output(f"{NG_TABLES}/table12.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/table12.log",
     conda:
@@ -484,7 +486,7 @@ rule subgroups_nodeground:
         cohorts=NG_COHORTS,
         properties=rules.nodeground_properties.output.properties,
     output:
-        subgroups=f"{NG_TABLES}/subgroups.csv",
+        subgroups=report_output(f"{NG_TABLES}/subgroups.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/subgroups.log",
     conda:
@@ -514,7 +516,7 @@ rule checks_nodeground:
         pairs=rules.wilcoxon_nodeground.output.wilcoxon,
         table7=rules.table7_nodeground.output.table7,
     output:
-        checks=f"{NG_TABLES}/checks.csv",
+        checks=report_output(f"{NG_TABLES}/checks.csv", "nodeground", "tables"),
     log:
         "logs/nodeground/checks.log",
     conda:
@@ -531,7 +533,7 @@ rule fig7_nodeground:
     input:
         subgroups=rules.subgroups_nodeground.output.subgroups,
     output:
-        fig7=f"{NG_FIGURES}/fig7.png",
+        fig7=report_output(f"{NG_FIGURES}/fig7.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig7.log",
     conda:
@@ -546,7 +548,7 @@ rule fig8_nodeground:
     input:
         frontier=rules.nodeground_frontier.output.frontier,
     output:
-        fig8=f"{NG_FIGURES}/fig8.png",
+        fig8=report_output(f"{NG_FIGURES}/fig8.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig8.log",
     conda:
@@ -561,7 +563,7 @@ rule fig10_nodeground:
     input:
         elo=rules.nodeground_elo.output.elo,
     output:
-        fig10=f"{NG_FIGURES}/fig10.png",
+        fig10=report_output(f"{NG_FIGURES}/fig10.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig10.log",
     conda:
@@ -576,7 +578,7 @@ rule fig11_nodeground:
     input:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
-        fig11=f"{NG_FIGURES}/fig11.png",
+        fig11=report_output(f"{NG_FIGURES}/fig11.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig11.log",
     conda:
@@ -591,7 +593,7 @@ rule fig12_nodeground:
     input:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
-        fig12=f"{NG_FIGURES}/fig12.png",
+        fig12=report_output(f"{NG_FIGURES}/fig12.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig12.log",
     conda:
@@ -606,7 +608,7 @@ rule fig13_nodeground:
     input:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
-        fig13=f"{NG_FIGURES}/fig13.png",
+        fig13=report_output(f"{NG_FIGURES}/fig13.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig13.log",
     conda:
@@ -621,7 +623,7 @@ rule fig14_nodeground:
     input:
         ranks=rules.nodeground_ranks.output.ranks,
     output:
-        fig14=f"{NG_FIGURES}/fig14.png",
+        fig14=report_output(f"{NG_FIGURES}/fig14.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig14.log",
     conda:
@@ -636,7 +638,7 @@ rule fig15_nodeground:
     input:
         frontier=rules.nodeground_frontier.output.frontier,
     output:
-        fig15=f"{NG_FIGURES}/fig15.png",
+        fig15=report_output(f"{NG_FIGURES}/fig15.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig15.log",
     conda:
@@ -651,7 +653,7 @@ rule fig16_nodeground:
     input:
         frontier=rules.nodeground_frontier.output.frontier,
     output:
-        fig16=f"{NG_FIGURES}/fig16.png",
+        fig16=report_output(f"{NG_FIGURES}/fig16.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig16.log",
     conda:
@@ -666,7 +668,7 @@ rule fig17_nodeground:
     input:
         winrate=rules.nodeground_winrate.output.winrate,
     output:
-        fig17=f"{NG_FIGURES}/fig17.png",
+        fig17=report_output(f"{NG_FIGURES}/fig17.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig17.log",
     conda:
@@ -681,7 +683,7 @@ rule fig18_nodeground:
     input:
         curve=rules.tuning_nodeground.output.tuning,
     output:
-        fig18=f"{NG_FIGURES}/fig18.png",
+        fig18=report_output(f"{NG_FIGURES}/fig18.png", "nodeground", "figures"),
     log:
         "logs/nodeground/fig18.log",
     conda:

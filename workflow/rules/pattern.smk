@@ -74,7 +74,7 @@ rule table6_pattern:
         library=rules.library_pattern.output.library,
         ids=rules.library_pattern.output.ids,
     output:
-        table=f"{PATTERN_OUT}/tables/table6.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/table6.csv", "pattern", "tables"),
     log:
         "logs/pattern/table6.log",
     conda:
@@ -90,7 +90,7 @@ rule generator_checks_pattern:
         library=rules.library_pattern.output.library,
         train=f"{PATTERN_DATA}/official_train.npz",
     output:
-        table=f"{PATTERN_OUT}/tables/generator_checks.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/generator_checks.csv", "pattern", "tables"),
     log:
         "logs/pattern/generator_checks.log",
     conda:
@@ -150,7 +150,7 @@ rule blind_checks_pattern:
         test=f"{PATTERN_DATA}/official_test.npz",
         chains=shard_paths(f"{PATTERN_OUT}/test/blind_checks", n_check_shards(PATTERN_SELECTED, PATTERN.blind.checks)),
     output:
-        table=f"{PATTERN_OUT}/tables/blind_checks.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/blind_checks.csv", "pattern", "tables"),
     log:
         "logs/pattern/blind_checks.log",
     conda:
@@ -220,7 +220,7 @@ rule table2_pattern:
     input:
         counts=rules.scores_pattern.output.counts,
     output:
-        table=f"{PATTERN_OUT}/tables/table2.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/table2.csv", "pattern", "tables"),
     log:
         "logs/pattern/table2.log",
     conda:
@@ -238,7 +238,7 @@ rule table3_pattern:
     input:
         counts=rules.scores_pattern.output.counts,
     output:
-        table=f"{PATTERN_OUT}/tables/table3.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/table3.csv", "pattern", "tables"),
     log:
         "logs/pattern/table3.log",
     conda:
@@ -256,7 +256,7 @@ rule table7_pattern:
     input:
         graphs=rules.scores_pattern.output.graphs,
     output:
-        table=f"{PATTERN_OUT}/tables/table7.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/table7.csv", "pattern", "tables"),
     log:
         "logs/pattern/table7.log",
     conda:
@@ -271,7 +271,7 @@ rule table8_pattern:
     input:
         counts=rules.scores_pattern.output.counts,
     output:
-        table=f"{PATTERN_OUT}/tables/table8.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/table8.csv", "pattern", "tables"),
     log:
         "logs/pattern/table8.log",
     conda:
@@ -287,7 +287,7 @@ rule matcher_diagnostics_pattern:
     input:
         graphs=rules.scores_pattern.output.graphs,
     output:
-        table=f"{PATTERN_OUT}/tables/matcher_diagnostics.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/matcher_diagnostics.csv", "pattern", "tables"),
     log:
         "logs/pattern/matcher_diagnostics.log",
     conda:
@@ -303,7 +303,7 @@ rule appendix_b_pattern:
         graphs=rules.scores_pattern.output.graphs,
         sets=rules.scores_pattern.output.sets,
     output:
-        table=f"{PATTERN_OUT}/tables/appendix_b.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/appendix_b.csv", "pattern", "tables"),
     log:
         "logs/pattern/appendix_b.log",
     conda:
@@ -319,7 +319,7 @@ rule fig1_pattern:
         train=f"{PATTERN_DATA}/official_train.npz",
         test=f"{PATTERN_DATA}/official_test.npz",
     output:
-        fig1=f"{PATTERN_OUT}/figures/fig1.png",
+        fig1=report_output(f"{PATTERN_OUT}/figures/fig1.png", "pattern", "figures"),
     log:
         "logs/pattern/fig1.log",
     conda:
@@ -336,7 +336,7 @@ rule fig2_pattern:
     input:
         counts=rules.scores_pattern.output.counts,
     output:
-        fig2=f"{PATTERN_OUT}/figures/fig2.png",
+        fig2=report_output(f"{PATTERN_OUT}/figures/fig2.png", "pattern", "figures"),
     log:
         "logs/pattern/fig2.log",
     conda:

@@ -61,7 +61,7 @@ rule cluster_pattern:
         **{f"samples_{v}": paths for v, paths in CLUSTER_SAMPLES.items()},
         graphs=rules.cluster_generate_pattern.output.graphs,
     output:
-        table=f"{PATTERN_OUT}/tables/cluster.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/cluster.csv", "pattern", "tables"),
     log:
         "logs/pattern/cluster.log",
     conda:
@@ -81,7 +81,7 @@ rule cluster_differences_pattern:
         **{f"samples_{v}": paths for v, paths in CLUSTER_SAMPLES.items()},
         graphs=rules.cluster_generate_pattern.output.graphs,
     output:
-        table=f"{PATTERN_OUT}/tables/cluster_differences.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/cluster_differences.csv", "pattern", "tables"),
     log:
         "logs/pattern/cluster_differences.log",
     conda:
@@ -180,7 +180,7 @@ rule minesweeper_pattern:
         bp_labels=f"{MS_OUT}/bp_labels.npz",
         chains=MS_CHAINS,
     output:
-        table=f"{PATTERN_OUT}/tables/minesweeper.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/minesweeper.csv", "pattern", "tables"),
     log:
         "logs/pattern/minesweeper.log",
     conda:
@@ -197,7 +197,7 @@ rule table15_pattern:
         checks=rules.minesweeper_selftest_pattern.output.checks,
         chains=MS_CHAINS,
     output:
-        table=f"{PATTERN_OUT}/tables/table15.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/table15.csv", "pattern", "tables"),
     log:
         "logs/pattern/table15.log",
     conda:
@@ -213,7 +213,7 @@ rule table4_pattern:
         cluster=rules.cluster_pattern.output.table,
         minesweeper=rules.minesweeper_pattern.output.table,
     output:
-        table=f"{PATTERN_OUT}/tables/table4.csv",
+        table=report_output(f"{PATTERN_OUT}/tables/table4.csv", "pattern", "tables"),
     log:
         "logs/pattern/table4.log",
     conda:

@@ -6,6 +6,7 @@ a sibling ``.npz`` whose arrays are indexed by an explicit ``item_id`` array, ne
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from graphaudit.common.atomic import write_npz, write_text
+from graphaudit.common.integrity import read_npz
 
 
 def environment_versions() -> dict[str, str]:
@@ -61,8 +63,23 @@ def drop_torn_tail(path: str | os.PathLike[str]) -> None:
 
 
 def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Read JSON-line records; a torn last line (a run killed mid-write) is dropped, others must parse."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    """Read JSON-line records of a file that may still be written; a torn last line (a run killed mid-write) is
+    dropped, others must parse."""
+    return _parse_records(Path(path).read_bytes(), path, torn_tail_allowed=True)
+
+
+def read_finished_records(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], str]:
+    """The records of a finished file and the sha256 of its bytes (which a summary of the run keeps, to check the
+    records by). No kill can have torn a finished file, so a torn last line is an error like any other."""
+    data = Path(path).read_bytes()
+    return _parse_records(data, path, torn_tail_allowed=False), hashlib.sha256(data).hexdigest()
+
+
+def _parse_records(data: bytes, path: str | os.PathLike[str], torn_tail_allowed: bool) -> list[dict[str, Any]]:
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text ({err}); the records file is corrupt") from err
     records = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -70,7 +87,7 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as err:
-            if number == len(lines):
+            if torn_tail_allowed and number == len(lines) and not data.endswith(b"\n"):
                 break
             raise ValueError(f"{path}: line {number} is not valid JSON ({err}); the records file is corrupt") from err
     return records
@@ -88,15 +105,14 @@ def write_item_scores(path: str | os.PathLike[str], item_id: np.ndarray, **score
 
 
 def read_item_scores(path: str | os.PathLike[str], item_id: np.ndarray) -> dict[str, np.ndarray]:
-    """Read per-item arrays and reorder them to the requested ``item_id`` order."""
-    with np.load(path, allow_pickle=False) as archive:
-        stored = archive["item_id"]
-        position = {key: i for i, key in enumerate(stored.tolist())}
-        missing = [i for i in np.asarray(item_id).tolist() if i not in position]
-        if missing:
-            raise KeyError(f"{path}: no scores for item ids {missing[:5]} (of {len(missing)} missing)")
-        order = np.array([position[i] for i in np.asarray(item_id).tolist()], dtype=np.int64)
-        return {name: archive[name][order] for name in archive.files if name != "item_id"}
+    """Read per-item arrays (CRC-checked) and reorder them to the requested ``item_id`` order."""
+    archive = read_npz(path)
+    position = {key: i for i, key in enumerate(archive.pop("item_id").tolist())}
+    missing = [i for i in np.asarray(item_id).tolist() if i not in position]
+    if missing:
+        raise KeyError(f"{path}: no scores for item ids {missing[:5]} (of {len(missing)} missing)")
+    order = np.array([position[i] for i in np.asarray(item_id).tolist()], dtype=np.int64)
+    return {name: values[order] for name, values in archive.items()}
 
 
 def _plain(value: Any) -> Any:

@@ -42,8 +42,15 @@ class RuleContext:
 
     def input_list(self, name: str) -> list[str]:
         """Input ``name`` as a list of paths, whether Snakemake passed one path or several."""
-        value = self.input[name]
-        return [value] if isinstance(value, str) else list(value)
+        return _as_list(self.input[name])
+
+    def output_list(self, name: str) -> list[str]:
+        """Output ``name`` as a list of paths, whether Snakemake passed one path or several."""
+        return _as_list(self.output[name])
+
+
+def _as_list(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
 
 
 def resolve_entry(entry: str) -> Callable[[RuleContext], None]:
@@ -74,12 +81,20 @@ def context_from_snakemake(smk: Any) -> tuple[str, RuleContext]:
 
 
 def run_rule(smk: Any) -> None:
-    """Entry point of ``workflow/scripts/run.py``: configure logging, then call the named function."""
+    """Entry point of ``workflow/scripts/run.py``: configure logging, then call the named function.
+
+    A failure is written to the rule's log file with its traceback before it propagates: Snakemake prints the
+    traceback only to its own output, which a cluster job keeps elsewhere (or not at all).
+    """
     entry, ctx = context_from_snakemake(smk)
     configure_logging(ctx.log)
     start = time.monotonic()
     log.info("rule %s -> %s (threads=%d)", smk.rule, entry, ctx.threads)
-    resolve_entry(entry)(ctx)
+    try:
+        resolve_entry(entry)(ctx)
+    except BaseException:  # KeyboardInterrupt and SystemExit too: the log says how the job ended
+        log.exception("rule %s failed after %.1fs", smk.rule, time.monotonic() - start)
+        raise
     log.info("rule %s finished in %.1fs", smk.rule, time.monotonic() - start)
 
 

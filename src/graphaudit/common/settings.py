@@ -18,14 +18,15 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeVar, Union
 
 T = TypeVar("T")
 
 
 class SettingsError(ValueError):
-    """A config section does not fit its settings class (unknown, missing or mistyped key)."""
+    """A config mistake, caught at parse time: a section that does not fit its settings class (unknown,
+    missing or mistyped key), a value the schema or a study's cross-key checks refuse."""
 
 
 def load_settings(cls: type[T], mapping: Mapping[str, Any], path: str = "config") -> T:
@@ -55,6 +56,30 @@ def config_slice(cls: type, section: Mapping[str, Any]) -> dict[str, Any]:
     if missing:
         raise SettingsError(f"the config section lacks {missing} that {cls.__name__} declares")
     return {name: section[name] for name in names}
+
+
+def check_output_names(named: Iterable[tuple[str, str]], key: str, hint: str = "") -> dict[str, str]:
+    """Check the ``(entry, name)`` pairs of the config list ``key``, where ``name`` is the folder or file name
+    that the entry's outputs get, and return name -> entry.
+
+    A user-chosen name becomes a path: it must stay inside its folder (not empty, ``.`` or ``..``, no path
+    separator), and two entries with one name would overwrite each other's outputs and show as one in every
+    table. Either is a :class:`SettingsError` naming the entries (``hint``: how names are made, what to change).
+    """
+    entries: dict[str, str] = {}
+    advice = f"; {hint}" if hint else ""
+    for entry, name in named:
+        if name in ("", ".", "..") or any(separator in name for separator in "/\\"):
+            raise SettingsError(
+                f"{key}: {entry!r} gets the name {name!r}, which is not a name inside its output folder{advice}"
+            )
+        if name in entries:
+            raise SettingsError(
+                f"{key}: {entries[name]!r} and {entry!r} both get the name {name!r}, so their outputs would overwrite "
+                f"each other{advice}"
+            )
+        entries[name] = entry
+    return entries
 
 
 def settings_dict(settings: Any) -> dict[str, Any]:

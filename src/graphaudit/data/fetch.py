@@ -9,10 +9,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import importlib.util
+import json
 import logging
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from graphaudit.common.atomic import write_json
+from graphaudit.common.atomic import fresh_dir, write_json
 from graphaudit.data import readers, readers_external
 from graphaudit.data.download import download
 from graphaudit.data.errors import ChecksumMismatchError, DataError, DataUnavailableError, StatisticsMismatchError
@@ -103,23 +103,25 @@ def obtain(spec: DatasetSpec, raw_root: Path, options: FetchOptions) -> tuple[Gr
     On success ``raw_root/<name>/`` holds the verified files and SOURCE.json; on failure it is untouched
     and the error says what was expected, what was found and what to do.
     """
-    raw_root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{spec.name}.", suffix=".staging", dir=raw_root))
+    staging = fresh_dir(raw_root, f".{spec.name}.", ".staging")
     try:
-        source, locations = _stage_files(spec, staging, options)
+        staged = _stage_files(spec, staging, options)
         hashes = {f: sha256_file(staging / f) for f in sorted(p.name for p in staging.iterdir())}
-        _check_checksums(spec, hashes)
-        graphs = read_staged(spec, staging)
+        _check_checksums(spec, hashes, staged.origins)
+        try:
+            graphs = read_staged(spec, staging)
+        except DataError as err:  # name the mirror file (or URL), not the staging copy deleted below
+            raise DataError(staged.named(str(err), staging)) from err
         found = measure(graphs, spec.task)
         problems = mismatches(spec.stats, found)
         if problems:
             raise StatisticsMismatchError(
-                f"dataset {spec.name} from {source} ({', '.join(locations)}) does not match its published "
-                f"statistics ({spec.stats_source}): {'; '.join(problems)}. The file is corrupt, truncated or a "
-                f"different release; nothing was kept. Remove the bad copy from the mirror or fetch it again "
+                f"dataset {spec.name} from {staged.source} ({', '.join(staged.locations)}) does not match its "
+                f"published statistics ({spec.stats_source}): {'; '.join(problems)}. The file is corrupt, truncated "
+                f"or a different release; nothing was kept. Remove the bad copy from the mirror or fetch it again "
                 f"from {spec.urls[0]}."
             )
-        record = _source_record(spec, source, locations, hashes, found)
+        record = _source_record(spec, staged.source, staged.locations, hashes, found)
         write_json(staging / "SOURCE.json", record)
         _replace_dir(staging, raw_root / spec.name)
         return graphs, record
@@ -144,7 +146,16 @@ def unavailable_record(spec: DatasetSpec, reason: str) -> dict[str, Any]:
 
 
 def load_verified(spec: DatasetSpec, raw_dir: Path) -> GraphSet:
-    """Read the verified raw files of ``spec`` again and re-check the statistics (guards later edits)."""
+    """Read the verified raw files of ``spec`` again, checking them against the sha256 that SOURCE.json recorded
+    and re-checking the statistics (guards later edits and bit rot)."""
+    recorded = json.loads((raw_dir / "SOURCE.json").read_text(encoding="utf-8"))["sha256"]
+    for name, digest in sorted(recorded.items()):
+        if (found := sha256_file(raw_dir / name)) != digest:
+            raise ChecksumMismatchError(
+                f"dataset {spec.name}: {raw_dir / name} has sha256 {found}, but {raw_dir / 'SOURCE.json'} recorded "
+                f"{digest} when it was verified: the file changed or rotted since. Delete {raw_dir} and rerun the "
+                f"workflow: it fetches the dataset again."
+            )
     graphs = read_staged(spec, raw_dir)
     problems = mismatches(spec.stats, measure(graphs, spec.task))
     if problems:
@@ -182,21 +193,41 @@ _READERS: dict[str, Callable[[DatasetSpec, Path], GraphSet]] = {
 }
 
 
-def _stage_files(spec: DatasetSpec, staging: Path, options: FetchOptions) -> tuple[str, list[str]]:
-    """Copy or download every file of ``spec`` into ``staging``; return the source kind and locations."""
+@dataclass(frozen=True)
+class _Staged:
+    """Where the staged files of one attempt came from: the source kind, its locations (SOURCE.json), the
+    origin of each staged file (mirror path, package file or URL) and of the files as a whole."""
+
+    source: str
+    locations: list[str]
+    origins: dict[str, str]
+    folder: str
+
+    def named(self, text: str, staging: Path) -> str:
+        """``text`` with every staged path replaced by its origin (longer names first, then the folder)."""
+        for name in sorted(self.origins, key=len, reverse=True):
+            text = text.replace(str(staging / name), self.origins[name])
+        return text.replace(str(staging), self.folder)
+
+
+def _stage_files(spec: DatasetSpec, staging: Path, options: FetchOptions) -> _Staged:
+    """Copy or download every file of ``spec`` into ``staging``."""
     mirror_paths = [Path(options.mirror) / f for f in spec.files] if options.mirror else []
     if mirror_paths and all(p.is_file() for p in mirror_paths):
         for path in mirror_paths:
             shutil.copyfile(path, staging / path.name)
         log.info("%s: copied %d file(s) from the mirror %s", spec.name, len(mirror_paths), options.mirror)
-        return "mirror", [str(p) for p in mirror_paths]
+        origins = {p.name: str(p) for p in mirror_paths}
+        return _Staged("mirror", list(origins.values()), origins, f"the mirror {options.mirror}")
     packaged = _packaged_folder(spec)
     if packaged is not None:
-        for path in sorted(packaged.glob(f"{spec.name}_*.txt")):
+        copied = sorted(packaged.glob(f"{spec.name}_*.txt"))
+        for path in copied:
             shutil.copyfile(path, staging / path.name)
         log.info("%s: copied from the installed package folder %s", spec.name, packaged)
-        return "package", [str(packaged)]
-    return "download", _download_all(spec, staging, options, mirror_paths)
+        return _Staged("package", [str(packaged)], {p.name: str(p) for p in copied}, str(packaged))
+    urls = _download_all(spec, staging, options, mirror_paths)
+    return _Staged("download", urls, dict(zip(spec.file_names, urls)), f"the download of {', '.join(urls)}")
 
 
 def _packaged_folder(spec: DatasetSpec) -> Path | None:
@@ -233,11 +264,12 @@ def _download_all(spec: DatasetSpec, staging: Path, options: FetchOptions, mirro
     return list(spec.urls)
 
 
-def _check_checksums(spec: DatasetSpec, hashes: Mapping[str, str]) -> None:
+def _check_checksums(spec: DatasetSpec, hashes: Mapping[str, str], origins: Mapping[str, str]) -> None:
     for name, expected in spec.sha256.items():
         if hashes.get(name) != expected:
             raise ChecksumMismatchError(
-                f"dataset {spec.name}: {name} has sha256 {hashes.get(name)}, the registry expects {expected}. "
+                f"dataset {spec.name}: {origins.get(name, name)} has sha256 {hashes.get(name)}, the registry "
+                f"expects {expected}. "
                 f"The file was not loaded (it is a pickle and is read only once verified). Replace it with "
                 f"the published file from {spec.urls[0].rsplit('/', 1)[0]}/."
             )

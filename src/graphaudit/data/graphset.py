@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphaudit.common.atomic import write_npz
+from graphaudit.common.integrity import read_npz
 
 if TYPE_CHECKING:  # imported lazily: heavy libraries only where a converter is used
     import igraph
@@ -221,21 +222,20 @@ class GraphSet:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> GraphSet:
-        """Read a set written by :meth:`save` (``allow_pickle=False``)."""
-        with np.load(path, allow_pickle=False) as archive:
-            files = set(archive.files)
-            required = {"name", "directed", "node_ptr", "edge_ptr", "edges"}
-            if not required <= files:
-                raise ValueError(f"{path} is not a GraphSet file: missing arrays {sorted(required - files)}")
-            arrays = {k: archive[k] for k in OPTIONAL_ARRAYS if k in files}
-            return cls(
-                name=str(archive["name"]),
-                node_ptr=archive["node_ptr"],
-                edge_ptr=archive["edge_ptr"],
-                edges=archive["edges"],
-                directed=bool(archive["directed"]),
-                arrays=arrays,
-            )
+        """Read a set written by :meth:`save` (no pickle; a truncated or corrupt file raises
+        :class:`~graphaudit.common.integrity.CorruptFileError` naming it)."""
+        archive = read_npz(path)
+        required = {"name", "directed", "node_ptr", "edge_ptr", "edges"}
+        if not required <= set(archive):
+            raise ValueError(f"{path} is not a GraphSet file: missing arrays {sorted(required - set(archive))}")
+        return cls(
+            name=str(archive["name"]),
+            node_ptr=archive["node_ptr"],
+            edge_ptr=archive["edge_ptr"],
+            edges=archive["edges"],
+            directed=bool(archive["directed"]),
+            arrays={k: archive[k] for k in OPTIONAL_ARRAYS if k in archive},
+        )
 
 
 def one_hot(labels: np.ndarray, width: int) -> np.ndarray:

@@ -8,6 +8,7 @@ import io
 import os
 import pickle
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,8 +51,8 @@ class _TUFiles:
             return Path(self._members[key]).read_bytes()
         try:
             return self._zip.read(self._members[key])
-        except (zipfile.BadZipFile, OSError, EOFError) as err:  # CRC errors are BadZipFile
-            raise DataFormatError(f"{self.source}: member {key} is corrupt ({err})") from err
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as err:  # CRC errors are BadZipFile
+            raise DataFormatError(f"{self.source}: member {key} is corrupt ({type(err).__name__}: {err})") from err
 
     def close(self) -> None:
         if self._zip is not None:
@@ -124,8 +125,8 @@ def read_heterophilous(path: str | os.PathLike[str], name: str, directed: bool =
             if missing:
                 raise DataFormatError(f"{name} ({path}): npz lacks arrays {missing}")
             content = {k: archive[k] for k in archive.files}
-    except (zipfile.BadZipFile, OSError, EOFError) as err:
-        raise DataFormatError(f"{name} ({path}): not a readable npz archive ({err})") from err
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as err:
+        raise DataFormatError(f"{name} ({path}): not a readable npz archive ({type(err).__name__}: {err})") from err
     n = len(content["node_labels"])
     arrays = {"node_attrs": content["node_features"].astype(np.float32), "node_target": content["node_labels"]}
     for split in ("train_masks", "val_masks", "test_masks"):

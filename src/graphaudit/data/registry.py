@@ -293,8 +293,9 @@ class UnknownDatasetError(KeyError):
         return str(self.args[0])
 
 
-def get_spec(name: str) -> DatasetSpec:
-    """The registry entry for ``name``; an unknown name lists the close and the known ones."""
+def get_spec(name: str, key: str = "data.datasets") -> DatasetSpec:
+    """The registry entry for ``name``; an unknown name lists the close and the known ones and names the
+    config ``key`` that lists it."""
     if name in REGISTRY:
         return REGISTRY[name]
     import difflib
@@ -302,13 +303,14 @@ def get_spec(name: str) -> DatasetSpec:
     close = difflib.get_close_matches(name, REGISTRY, n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise UnknownDatasetError(
-        f"unknown dataset {name!r}.{hint} Known datasets: {', '.join(sorted(REGISTRY))}. "
-        "Fix the name in the config's data.datasets list."
+        f"{key}: unknown dataset {name!r}.{hint} Known datasets: {', '.join(sorted(REGISTRY))}. "
+        f"Fix the name in the config's {key} list."
     )
 
 
-def check_names(names: list[str]) -> list[str]:
-    """Return ``names`` unchanged after checking that each is registered (so a typo fails before any job)."""
+def check_names(names: list[str], key: str = "data.datasets") -> list[str]:
+    """Return ``names`` unchanged after checking that each is registered (so a typo fails before any job);
+    ``key`` is the config list they come from, named by the error."""
     for name in names:
-        get_spec(name)
+        get_spec(name, key)
     return list(names)

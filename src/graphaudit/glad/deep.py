@@ -61,6 +61,11 @@ def _entry(catalogue: Mapping[str, Any], detector: str) -> Mapping[str, Any]:
     return entry
 
 
+def config_class(catalogue: Mapping[str, Any], detector: str) -> type:
+    """The detector's option dataclass (the ``config`` of its catalogue entry; both backends take it)."""
+    return _import(_entry(catalogue, detector)["config"])
+
+
 def _tuned_line(entry: Mapping[str, Any], detector: str, dataset: str) -> tuple[dict[str, Any], str]:
     """The tuned script line of a dataset: the shared line plus the dataset's; a dataset without its own
     line takes the modal line where the detector has one, else the shared line (two-stage detectors)."""

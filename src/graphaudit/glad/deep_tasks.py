@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from graphaudit.common.atomic import write_json
-from graphaudit.common.records import read_records
+from graphaudit.common.integrity import CorruptFileError
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
 from graphaudit.glad import replay
@@ -21,7 +21,7 @@ from graphaudit.glad.deep import detector_builder, load_catalogue, run_facts, ru
 from graphaudit.glad.protocol import read_folds
 from graphaudit.glad.settings import TrainingSettings
 from graphaudit.glad.tasks import rule_graphs
-from graphaudit.nn.trainer import RECORDS, MemoryBudgetError, load_trajectory, resolve_device, train
+from graphaudit.nn.trainer import MemoryBudgetError, load_trajectory, read_run_records, resolve_device, train
 from graphaudit.nn.ubgold.detectors import prepare
 from graphaudit.report.tables import write_table
 from graphaudit.selection import Trajectory
@@ -31,9 +31,10 @@ log = logging.getLogger(__name__)
 
 def train_run(ctx: RuleContext) -> None:
     """Train one detector on one fold with one setting; the run folder holds records, scores and a
-    checkpoint (a rerun resumes), and ``run.json`` is written last, when the budget is done. A run whose
-    detector estimates more memory than ``memory_budget_gb`` is not started: its ``run.json`` says
-    ``status: failed`` and why, and the replay counts it as a fold without a finite result."""
+    checkpoint (a rerun resumes; a longer ``max_epochs`` continues a finished run), and ``run.json`` is written
+    last, when the budget is done, with the records' seal (``evaluations``, ``records_sha256``) that the replay
+    checks them against. A run whose detector estimates more memory than ``memory_budget_gb`` is not started: its
+    ``run.json`` says ``status: failed`` and why, and the replay counts it as a fold without a finite result."""
     detector, dataset, setting = ctx.wildcards["detector"], ctx.wildcards["dataset"], ctx.wildcards["setting"]
     fold = read_folds(ctx.input["folds"])[int(ctx.wildcards["fold"])]
     deep = ctx.settings("training", TrainingSettings)
@@ -86,16 +87,16 @@ def train_run(ctx: RuleContext) -> None:
         log.warning("%s %s %s fold %d not run: %s", detector, dataset, setting, fold.fold, error)
         write_json(ctx.output["run"], {**summary, **failed_run(str(error), str(resolve_device(config.device)))})
         return
-    records = read_records(run_dir / RECORDS)
+    records, seal = read_run_records(run_dir)
     write_json(
         ctx.output["run"],
         {
             **summary,
+            **seal,
             "status": "completed",
             "reason": None,
             "completed": result.completed,
             "epochs": result.epoch,
-            "evaluations": len(records),
             "device": result.device,
             "wall_s": records[-1]["wall_s"] if records else 0.0,
             "peak_rss_mb": max((r["peak_rss_mb"] for r in records), default=0.0),
@@ -117,6 +118,7 @@ def failed_run(reason: str, device: str) -> dict:
         "completed": False,
         "epochs": 0,
         "evaluations": 0,
+        "records_sha256": None,
         "device": device,
         "wall_s": 0.0,
         "peak_rss_mb": 0.0,
@@ -136,16 +138,26 @@ def _activate_backend(ctx: RuleContext, backend: str, device: str) -> dict | Non
 
 
 def _trajectories(run_files: list[str]) -> tuple[dict[tuple[int, str], Trajectory], dict[tuple[int, str], str]]:
-    """Recorded runs keyed by (fold, setting), read from the folders of their ``run.json`` files, and the
-    reasons of the runs that failed before training (``status`` failed: no records)."""
+    """Recorded runs keyed by (fold, setting), read from the folders of their ``run.json`` files and checked
+    against them, and the reasons of the runs that failed before training (``status`` failed: no records).
+
+    A run whose records or score files do not match its ``run.json`` (a point torn, cut off or corrupt after the
+    run finished) is an error naming the file and the command that recomputes the run, never a shorter run."""
     runs, failed = {}, {}
     for path in run_files:
-        summary = json.loads(Path(path).read_text(encoding="utf-8"))
+        remedy = f"rerun snakemake with --forcerun {path}: the training job then recomputes the run"
+        try:
+            summary = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise CorruptFileError(path, f"not a readable run summary ({err})", remedy) from err
         key = (int(summary["fold"]), summary["setting"])
         if summary.get("status") == "failed":
             failed[key] = summary["reason"]
-        else:
-            runs[key] = load_trajectory(Path(path).parent)
+            continue
+        try:
+            runs[key] = load_trajectory(Path(path).parent, expected=summary)
+        except CorruptFileError as err:
+            raise err.with_remedy(remedy) from err
     return runs, failed
 
 

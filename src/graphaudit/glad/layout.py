@@ -13,7 +13,7 @@ from graphaudit.data.code import code_available, get_code_spec
 from graphaudit.data.fetch import FetchOptions
 from graphaudit.glad.datasets import source_datasets
 from graphaudit.glad.deep import backend_of, load_catalogue, uses_ubgold
-from graphaudit.glad.settings import GladSettings
+from graphaudit.glad.settings import GladSettings, check_detectors
 from graphaudit.nn.ubgold.loader import CODE_NAME as UBGOLD_CODE
 
 CODE_ROOT = "data/code"
@@ -55,6 +55,7 @@ class DeepRuns:
     @classmethod
     def resolve(cls, settings: GladSettings, ubgold_available: bool) -> DeepRuns:
         catalogue = load_catalogue(settings.deep.catalogue)
+        check_detectors(catalogue, settings.deep.detectors, "glad.deep.detectors", settings.deep.catalogue)
         backend = settings.deep.backend
         return cls(
             settings=settings,

@@ -1,7 +1,8 @@
 """The ``glad`` config section as typed settings (defaults live in config/config.yaml only).
 
-:class:`GladSettings` is the whole section; the rule files load it once at parse time, so a bad key stops
-the workflow before any job. A rule passes its function only the keys it reads, as a plain slice of the
+:class:`GladSettings` is the whole section; the rule files load it once at parse time, so a bad key, an
+unregistered dataset, a deep dataset outside ``glad.datasets`` or a fold the protocol lacks stops the
+workflow before any job. A rule passes its function only the keys it reads, as a plain slice of the
 config (Snakemake compares params by their ``repr`` to decide reruns): :func:`config_slice` takes the keys
 a slice class declares (:class:`KernelScoring`, :class:`TrainingSettings`), and the function reads the
 slice back with ``ctx.settings(name, cls)``.
@@ -9,8 +10,14 @@ slice back with ``ctx.settings(name, cls)``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
+
+from graphaudit.common.settings import SettingsError
+from graphaudit.data.registry import check_names
+from graphaudit.glad.datasets import source_datasets
 
 Setting = Literal["tuned", "default"]
 Backend = Literal["auto", "ubgold", "own"]
@@ -140,6 +147,28 @@ class GladSettings:
     published_kernels: str
     deep: DeepSettings
 
+    def __post_init__(self) -> None:
+        """The cross-key checks of the section, so a mistake stops the parse instead of a job minutes later."""
+        for key, names in (
+            ("datasets", self.datasets),
+            ("audit_only", self.audit_only),
+            ("deep.datasets", self.deep.datasets),
+        ):
+            check_names([source for name in names for source in source_datasets(name)], f"glad.{key}")
+        outside = [name for name in self.deep.datasets if name not in self.datasets]
+        if outside:
+            raise SettingsError(
+                f"glad.deep.datasets lists {outside}, which glad.datasets does not (the deep tables compare each "
+                f"detector with the references and kernels, which run on glad.datasets); add them to glad.datasets "
+                f"or drop them here"
+            )
+        beyond = [fold for fold in self.deep.folds or () if not 0 <= fold < self.protocol.folds]
+        if beyond:
+            raise SettingsError(
+                f"glad.deep.folds lists {beyond}, but glad.protocol.folds is {self.protocol.folds} (folds 0 to "
+                f"{self.protocol.folds - 1}); list folds below {self.protocol.folds}, or null for every fold"
+            )
+
     @property
     def audited(self) -> list[str]:
         """Every dataset with folds and audits: the evaluated ones, then the audit-only ones."""
@@ -149,3 +178,12 @@ class GladSettings:
     def deep_folds(self) -> list[int]:
         """The folds the deep detectors run: ``deep.folds``, or every fold of the protocol when none is listed."""
         return list(self.deep.folds or range(self.protocol.folds))
+
+
+def check_detectors(catalogue: Mapping[str, Any], detectors: Sequence[str], key: str, path: str | Path) -> None:
+    """Every detector the config ``key`` lists is defined in the detector catalogue (read from ``path``), or a
+    config error naming the key, the unknown names and the defined ones."""
+    defined = catalogue["detectors"]
+    unknown = [name for name in detectors if name not in defined]
+    if unknown:
+        raise SettingsError(f"{key} lists {unknown}, which {path} does not define; use some of {sorted(defined)}")

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from graphaudit.common.atomic import write_json, write_npz
+from graphaudit.common.integrity import read_npz
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.settings import settings_dict
 from graphaudit.data.graphset import GraphSet
@@ -67,8 +68,7 @@ def audit(ctx: RuleContext) -> None:
     """Audit rows of one dataset (U7, U10, U11, fold disjointness, inverted Tox21 splits)."""
     dataset = ctx.wildcards["dataset"]
     graphs, n_train = rule_graphs(ctx)
-    with np.load(ctx.input["features"]) as stored:
-        signatures = stored["wl"]
+    signatures = read_npz(ctx.input["features"], ("wl",))["wl"]
     inverted_note = ctx.params["inverted_splits"].get(dataset)  # None: not an inverted split
     rows = audits.audit_rows(dataset, graphs, read_folds(ctx.input["folds"]), signatures, n_train, inverted_note)
     write_table(pd.DataFrame(rows), ctx.output["table"])
@@ -79,8 +79,7 @@ def run_references(ctx: RuleContext) -> None:
     dataset, settings = ctx.wildcards["dataset"], ctx.settings("references", ReferenceSettings)
     graphs, _ = rule_graphs(ctx)
     fold_list, fit_on = read_folds(ctx.input["folds"]), ctx.params["fit_on"]
-    with np.load(ctx.input["features"]) as stored:
-        counts = stored["graphlets"]
+    counts = read_npz(ctx.input["features"], ("graphlets",))["graphlets"]
     colours = node_colours(graphs, dataset in ctx.params["constant_features"])
     forest = settings.isolation_forest
     graphlet_x = references.graphlet_features(graphs, counts)

@@ -61,6 +61,7 @@ __all__ = [
     "Response",
     "backoff_delay",
     "make_responder",
+    "parse_spec",
 ]
 
 log = logging.getLogger(__name__)
@@ -549,7 +550,14 @@ def make_responder(spec: str | Mapping[str, Any], config: Mapping[str, Any] | No
     if isinstance(spec, Mapping):
         options.update({key: value for key, value in spec.items() if key != "responder"})
         spec = spec.get("responder", "")
-    kind, _, argument = str(spec).partition(":")
+    kind, argument = parse_spec(str(spec))
+    return _BUILDERS[kind](argument, options)
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """A responder spec's kind and argument, checked without building the responder (so a config can be checked
+    before any job): a known kind, an argument where the kind takes one, a baseline that exists."""
+    kind, _, argument = spec.partition(":")
     if kind not in _BUILDERS:
         raise ValueError(
             f"unknown responder {spec!r}; use one of oracle, baseline:<name>, replay:<path>, openai-compatible:<model>"
@@ -558,7 +566,11 @@ def make_responder(spec: str | Mapping[str, Any], config: Mapping[str, Any] | No
         raise ValueError(f"responder {spec!r}: oracle takes no argument")
     if kind != "oracle" and not argument:
         raise ValueError(f"responder {spec!r}: {kind} needs an argument after ':'")
-    return _BUILDERS[kind](argument, options)
+    if kind == "baseline" and argument not in BASELINES:
+        raise ValueError(
+            f"responder {spec!r}: unknown baseline {argument!r}; baselines are {', '.join(sorted(BASELINES))}"
+        )
+    return kind, argument
 
 
 def _check_options(kind: str, options: Mapping[str, Any], allowed: Sequence[str] = ()) -> None:

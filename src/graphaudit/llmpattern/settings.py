@@ -4,10 +4,13 @@ job only the prompt settings, so changing one key reruns only the jobs that read
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
-from graphaudit.common.settings import settings_dict
+from graphaudit.common.settings import SettingsError, check_output_names, settings_dict
+from graphaudit.llmpattern.responders import parse_spec
 
 Scale = Literal["small", "medium", "large"]
 Style = Literal["zero_shot", "cot"]
@@ -64,6 +67,39 @@ class LlmpatternSettings:
     responders: tuple[str, ...]
     model: dict[str, Any]
     paper_values: str
+
+
+# ---- the responders' names (every output of a responder is under its name) ------------------------------
+RESPONDER_NAMES = (
+    "a baseline or model is named after its argument, a replay after its file's stem (replay:runs/a/answers.jsonl "
+    "is 'replay-answers'); drop a responder or rename a replay file"
+)
+
+
+def responder_slug(spec: str) -> str:
+    """A responder's name in paths: the baseline or model name, ``replay-<stem>`` of a replay file, ``oracle``;
+    a name with a path separator or a space has every character outside ``[A-Za-z0-9._-]`` replaced by ``_``."""
+    kind, _, argument = spec.partition(":")
+    name = f"replay-{Path(argument).stem}" if kind == "replay" else argument or kind
+    if any(c in name for c in "/\\ "):
+        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return name
+
+
+def responder_names(responders: Sequence[str], key: str = "llmpattern.responders") -> dict[str, str]:
+    """Name -> spec of the configured responders, checked at parse time: every spec well formed, every replay
+    file present, every name inside its folder and no two specs with one name (both would vanish into one)."""
+    for spec in responders:
+        try:
+            kind, argument = parse_spec(spec)
+        except ValueError as error:
+            raise SettingsError(f"{key}: {error}") from None
+        if kind == "replay" and not Path(argument).is_file():
+            raise SettingsError(
+                f"{key}: {spec!r} replays {argument}, which is not a file (a relative path starts at the workflow "
+                f"folder, {Path.cwd()}); fix the path, or write the answers there first"
+            )
+    return check_output_names(((spec, responder_slug(spec)) for spec in responders), key, RESPONDER_NAMES)
 
 
 # ---- what one set's generator reads (rule llmpattern_items) --------------------------------------------

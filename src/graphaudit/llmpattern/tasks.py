@@ -51,6 +51,7 @@ from graphaudit.llmpattern.settings import (
     ModificationItems,
     RespondSettings,
     TranslationItems,
+    responder_slug,
 )
 from graphaudit.report.tables import write_table
 
@@ -80,17 +81,6 @@ SET_TASKS = {
 }
 DERIVED = {"isomorphism", "kcore"}  # sets built from the undirected detection graphs
 SCORE_MODES = ("repo", "clean")
-
-
-def responder_slug(spec: str) -> str:
-    """A responder's name in paths: the baseline or model name, a replay file's stem, ``oracle``."""
-    kind, _, argument = spec.partition(":")
-    if kind == "replay":
-        return f"replay-{Path(argument).stem}"
-    name = argument or kind
-    if not name or any(c in name for c in "/\\ "):
-        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-    return name
 
 
 def covers(responder_spec: str, set_name: str) -> bool:

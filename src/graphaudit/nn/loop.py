@@ -7,7 +7,7 @@ What is generic about a training run lives here, once:
   Python's, numpy's and torch's global generators, CUDA's and an optional loader generator;
 - :class:`Checkpoint`: a run's state (named parts with ``state_dict``/``load_state_dict``, epoch, wall time and
   every RNG state) written atomically, loadable with ``torch.load(weights_only=True)``, tied to a run hash so a
-  checkpoint of another configuration or other code is never resumed;
+  checkpoint of another configuration or other code is never resumed, and checked (CRC-32) before it is read;
 - :func:`run_epochs`: the epoch driver. It calls one epoch function after another, keeps the wall time,
   checkpoints when the epoch asks for it, when ``checkpoint_every_s`` has passed and at a requested pause
   (``stop_after_epoch``), and stops when the epoch says the run is over (early stopping) or the budget is spent.
@@ -39,6 +39,7 @@ import numpy as np
 import torch
 
 from graphaudit.common.atomic import atomic_path
+from graphaudit.common.integrity import CorruptFileError, check_zip
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -161,7 +162,9 @@ class Checkpoint:
     """One run's checkpoint file: ``parts`` (name -> stateful object) plus epoch, wall time and every RNG state.
 
     The file holds ``format``, ``config_hash`` (``run_hash``), ``epoch``, ``wall_s``, ``rng`` and one entry per
-    part (its ``state_dict``); it is written atomically and read with ``weights_only=True``.
+    part (its ``state_dict``); it is written atomically and read with ``weights_only=True``. A file that fails its
+    CRC-32 check (truncated, bit rot: torch itself would load a flipped bit silently, or fail with a bare
+    ``RuntimeError`` that names no file) is discarded with a warning naming it, and the run starts over.
     """
 
     def __init__(
@@ -171,18 +174,31 @@ class Checkpoint:
         self.run_hash = run_hash
         self.parts = dict(parts)
         self.generator = generator
+        self._content: dict[str, Any] | None = None
 
-    def exists(self) -> bool:
-        return self.path.exists()
+    def content(self) -> dict[str, Any] | None:
+        """The stored checkpoint, read once and checked, or ``None`` when there is none (or it was corrupt)."""
+        if self._content is None and self.path.exists():
+            try:
+                check_zip(self.path, remedy="it is discarded and the run starts over")
+            except CorruptFileError as err:
+                log.warning("%s", err)
+                self.discard()
+                return None
+            self._content = torch.load(self.path, map_location="cpu", weights_only=True)
+        return self._content
 
-    def stored_hash(self) -> str:
-        return torch.load(self.path, map_location="cpu", weights_only=True)["config_hash"]
+    def discard(self) -> None:
+        """Remove the checkpoint file: the run starts over."""
+        self.path.unlink(missing_ok=True)
+        self._content = None
 
     def discard_if_stale(self) -> bool:
         """Remove a checkpoint made by another configuration or other code; True when one was removed."""
-        if self.exists() and self.stored_hash() != self.run_hash:
+        content = self.content()
+        if content is not None and content["config_hash"] != self.run_hash:
             log.warning("%s was made by another configuration or other code; starting the run over", self.path)
-            self.path.unlink()
+            self.discard()
             return True
         return False
 
@@ -197,10 +213,14 @@ class Checkpoint:
         }
         with atomic_path(self.path) as tmp:
             torch.save(content, tmp)
+        self._content = None
 
     def restore(self) -> tuple[int, float]:
         """Load the checkpoint into the parts and the RNGs; returns (epoch, wall seconds so far)."""
-        content = torch.load(self.path, map_location="cpu", weights_only=True)
+        content = self.content()
+        if content is None:
+            raise FileNotFoundError(f"{self.path}: no checkpoint to restore")
+        self._content = None  # the parts may now share its tensors (an optimiser's state): never read it again
         if content.get("format") != CHECKPOINT_FORMAT:
             raise ValueError(f"{self.path}: unknown checkpoint format {content.get('format')!r}")
         if content["config_hash"] != self.run_hash:
@@ -215,7 +235,7 @@ class Checkpoint:
 
     def open(self, fresh: Callable[[], None] = lambda: None) -> tuple[int, float]:
         """Resume from the checkpoint when there is one, else run ``fresh`` (one-off setup); (epoch, wall_s)."""
-        if self.exists():
+        if self.content() is not None:
             return self.restore()
         fresh()
         return 0, 0.0

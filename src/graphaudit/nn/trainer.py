@@ -15,7 +15,12 @@ reading are the shared ones of :mod:`graphaudit.nn.loop` (NodeGround's node clas
 module adds what is particular to detectors: batches of graphs, score files keyed by graph id, the records.
 
 Calling :func:`train` again on the same folder resumes from the checkpoint; on CPU the resumed run gives
-the same records, scores and weights as an uninterrupted one. Hold-out scoring always runs inside
+the same records, scores and weights as an uninterrupted one. A longer budget (``num_epoch``) extends a finished
+run from its checkpoint: the budget is not part of the run's hash, as the first epochs do not depend on it. A run
+whose checkpoint cannot continue it (corrupt, past the budget, or past an evaluation point whose record or score
+file is missing, torn or corrupt) starts over with a warning, so a run is never summarised from fewer points.
+A finished run's records are read back with :func:`read_run_records` (and :func:`load_trajectory`), which check
+them against the ``evaluations`` and ``records_sha256`` its summary kept. Hold-out scoring always runs inside
 :func:`preserved_rng`, so recording it never changes the training trajectory. Test scoring follows
 ``TrainConfig.test_rng``: ``coupled`` (UB-GOLD's harness and the paper's: the shuffled test pass draws from
 the training RNG, so evaluation shapes the trajectory as in the released code, spec 3.4 and 8.6) or
@@ -28,8 +33,9 @@ import contextlib
 import hashlib
 import json
 import logging
+import shutil
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -39,9 +45,12 @@ import torch
 from torch_geometric.data import Batch, Data
 from torch_geometric.loader import DataLoader
 
+from graphaudit.common.atomic import discard_temporaries
+from graphaudit.common.integrity import CorruptFileError, read_npz
 from graphaudit.common.records import (
     append_record,
     environment_versions,
+    read_finished_records,
     read_records,
     write_item_scores,
     write_records,
@@ -74,6 +83,7 @@ __all__ = [
     "graphs_with_ids",
     "load_trajectory",
     "preserved_rng",
+    "read_run_records",
     "resolve_device",
     "score_graph_columns",
     "score_graphs",
@@ -84,6 +94,8 @@ log = logging.getLogger(__name__)
 
 RECORDS = "records.jsonl"
 CHECKPOINT = "checkpoint.pt"
+SCORES = "scores"
+RETRAIN = "train the run again (it finds the gap and recomputes the run from the start)"
 INDEPENDENT_SCORE_BATCH = 1024
 TEST_RNG = ("coupled", "isolated")
 
@@ -299,8 +311,9 @@ def _source_digest(cls: type) -> str:
 def config_hash(detector: Detector, graphs: RunGraphs, config: TrainConfig) -> str:
     """SHA-256 (16 hex digits) of everything that defines the trajectory: detector class and config, the
     source of the detector's module and of this trainer (a checkpoint made by other code is never resumed),
-    training settings (not the device or checkpoint interval) and the graph ids of every part."""
-    settings = {k: v for k, v in asdict(config).items() if k not in ("device", "checkpoint_every_s")}
+    training settings (not the device, the checkpoint interval or the budget ``num_epoch``: a run's first epochs
+    do not depend on its length, so a longer budget extends a finished run) and the graph ids of every part."""
+    settings = {k: v for k, v in asdict(config).items() if k not in ("device", "checkpoint_every_s", "num_epoch")}
     content = {
         "detector": f"{type(detector).__module__}:{type(detector).__name__}",  # the backend shows
         "code": _source_digest(type(detector)),  # the trainer's own file is in every detector's MRO
@@ -436,6 +449,49 @@ class _Optimisation:
             self.scheduler.load_state_dict(state["scheduler"])
 
 
+def _discard_unresumable(checkpoint: Checkpoint, run_dir: Path, config: TrainConfig, restart_stale: bool) -> None:
+    """Start the run over (checkpoint, records and score files removed) when no checkpoint can continue it; remove
+    what interrupted writes left (temporaries of a checkpoint or score file).
+
+    Without a (readable) checkpoint, records left in the folder belong to nothing that can be resumed. A checkpoint
+    is discarded, with a warning, when it was made by another configuration or other code (``restart_stale``; else
+    :meth:`Checkpoint.restore` refuses it), is past the budget, or is past an evaluation point whose record or
+    score files are missing, torn or corrupt: resuming it would leave the run summarised from fewer points.
+    """
+    for path in discard_temporaries(run_dir):
+        log.info("removed %s, left by an interrupted write", path)
+    content = checkpoint.content()
+    problem = None if content is None else _resume_problem(content, checkpoint.run_hash, run_dir, config, restart_stale)
+    if problem is not None:
+        log.warning("%s %s; the run starts over", checkpoint.path, problem)
+        checkpoint.discard()
+    if content is None or problem is not None:
+        (run_dir / RECORDS).unlink(missing_ok=True)
+        shutil.rmtree(run_dir / SCORES, ignore_errors=True)
+
+
+def _resume_problem(
+    content: dict[str, Any], run_hash: str, run_dir: Path, config: TrainConfig, restart_stale: bool
+) -> str | None:
+    """Why the stored checkpoint ``content`` cannot continue this run (``None``: it can, or restore will refuse it)."""
+    epoch = int(content["epoch"])
+    if content["config_hash"] != run_hash:
+        return "was made by another configuration or other code" if restart_stale else None
+    if epoch > config.num_epoch:
+        return f"is at epoch {epoch}, past this run's budget of {config.num_epoch} epochs"
+    path = run_dir / RECORDS
+    try:
+        records = [r for r in (read_records(path) if path.exists() else []) if r["epoch"] <= epoch]
+        expected = list(range(config.eval_freq, epoch + 1, config.eval_freq))
+        if [r["epoch"] for r in records] != expected:
+            return f"is at epoch {epoch}, but {path} holds the points {[r['epoch'] for r in records]} of {expected}"
+        for record in records:
+            _evaluation_point(run_dir, record)
+    except (ValueError, CorruptFileError) as err:
+        return f"is at epoch {epoch}, but its records are not readable: {err}"
+    return None
+
+
 def _drop_records_after(path: Path, epoch: int) -> None:
     """Keep only records up to ``epoch``: a run killed after a record but before its checkpoint redoes it."""
     if not path.exists():
@@ -457,7 +513,7 @@ def _record(
     existing files). A graph counts as non-finite when any of its columns is."""
     files = {}
     for part, (ids, columns) in scores.items():
-        name = f"scores/epoch_{epoch:06d}.{part}.npz"
+        name = f"{SCORES}/epoch_{epoch:06d}.{part}.npz"
         write_item_scores(run_dir / name, ids, **columns)
         files[part] = name
     record = {
@@ -513,8 +569,11 @@ def train(
     initial weights are reproducible. ``stop_after_epoch`` ends the call after that epoch with a
     checkpoint (a job that must fit a time slot); a later call continues the run. A checkpoint of another
     configuration or other code (:func:`config_hash`) is refused, or with ``restart_stale`` discarded
-    together with its records, and the run starts over. With ``memory_budget_bytes``, a detector whose
-    :meth:`~Detector.peak_memory_bytes` exceeds it raises :class:`MemoryBudgetError` before training starts.
+    together with its records, and the run starts over. A checkpoint that cannot continue the run (corrupt, past
+    the budget, or past a point whose record or score file is missing or corrupt) is discarded with its records,
+    with a warning, and the run starts over; a longer budget continues a finished run. With
+    ``memory_budget_bytes``, a detector whose :meth:`~Detector.peak_memory_bytes` exceeds it raises
+    :class:`MemoryBudgetError` before training starts.
     """
     run_dir = Path(run_dir)
     device = resolve_device(config.device)
@@ -527,8 +586,7 @@ def train(
     graphs = detector.prepare_graphs(graphs)
     parts = {"model": detector, "optimisation": optimisation}
     checkpoint = Checkpoint(run_dir / CHECKPOINT, run_hash, parts, generator)
-    if restart_stale:
-        checkpoint.discard_if_stale()
+    _discard_unresumable(checkpoint, run_dir, config, restart_stale)
     start, wall_s = checkpoint.open(lambda: _fit_setup(detector, graphs.train, config, device))
     _drop_records_after(run_dir / RECORDS, start)
 
@@ -635,37 +693,72 @@ def _fit_setup(detector: Detector, train_graphs: Sequence[Data], config: TrainCo
 # ---- records -> trajectory ---------------------------------------------------------------------------
 
 
-def load_trajectory(run_dir: str | Path) -> Trajectory:
+def read_run_records(
+    run_dir: str | Path, expected: Mapping[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A finished run's records and their seal, ``evaluations`` and ``records_sha256``, which the run's summary
+    keeps (glad's ``run.json``) so that a reader can check the records against it.
+
+    The records are read strictly: a torn or unparsable line is a :class:`CorruptFileError` naming the file. With
+    ``expected`` (the seal a summary kept), records that no longer match it (a point cut off or changed after the
+    run finished) are one too, never a shorter run; its remedy is to train the run again (:func:`train` then
+    finds the gap and recomputes the run).
+    """
+    path = Path(run_dir) / RECORDS
+    try:
+        records, digest = read_finished_records(path) if path.exists() else ([], None)
+    except ValueError as err:
+        raise CorruptFileError(path, str(err).removeprefix(f"{path}: "), RETRAIN) from err
+    seal = {"evaluations": len(records), "records_sha256": digest}
+    if expected is not None and {key: expected.get(key) for key in seal} != seal:
+        raise CorruptFileError(
+            path,
+            f"holds {len(records)} evaluation points (sha256 {digest}), but the run's summary says "
+            f"{expected.get('evaluations')} (sha256 {expected.get('records_sha256')}): the records were cut or "
+            f"changed after the run finished",
+            RETRAIN,
+        )
+    return records, seal
+
+
+def load_trajectory(run_dir: str | Path, expected: Mapping[str, Any] | None = None) -> Trajectory:
     """The run's records and score files as a :class:`~graphaudit.selection.trajectory.Trajectory`.
 
-    Test and hold-out scores are the record's ``reported_score`` column (``score`` unless the detector names
-    another, :attr:`Detector.reported_score`); when that is not ``score``, ``score`` becomes the
+    The records are read and checked by :func:`read_run_records` (``expected``: the seal the run's summary kept)
+    and every score file they name is CRC-checked: a missing, torn or corrupt one is a :class:`CorruptFileError`
+    naming the file. Test and hold-out scores are the record's ``reported_score`` column (``score`` unless the
+    detector names another, :attr:`Detector.reported_score`); when that is not ``score``, ``score`` becomes the
     ``oracle_test_scores`` the oracle ranks by (CVTGAD: normalised for selection, raw for the tables, U15).
     """
     run_dir = Path(run_dir)
-    points = []
-    for record in read_records(run_dir / RECORDS):
-        reported = record.get("reported_score", "score")
-        test_ids, test = _read_scores(run_dir / record["test_scores"])
-        holdout_ids, holdout = _read_scores(run_dir / record["holdout_scores"])
-        points.append(
-            EvaluationPoint(
-                epoch=int(record["epoch"]),
-                train_loss=float(record["train_loss"]),
-                test_ids=test_ids,
-                test_scores=test[reported],
-                holdout_ids=holdout_ids,
-                holdout_scores=holdout[reported],
-                oracle_test_scores=None if reported == "score" else test["score"],
-            )
-        )
-    return Trajectory.from_points(points)
+    records, _ = read_run_records(run_dir, expected)
+    return Trajectory.from_points([_evaluation_point(run_dir, record) for record in records])
+
+
+def _evaluation_point(run_dir: Path, record: Mapping[str, Any]) -> EvaluationPoint:
+    reported = record.get("reported_score", "score")
+    test_ids, test = _read_scores(run_dir / record["test_scores"])
+    holdout_ids, holdout = _read_scores(run_dir / record["holdout_scores"])
+    return EvaluationPoint(
+        epoch=int(record["epoch"]),
+        train_loss=float(record["train_loss"]),
+        test_ids=test_ids,
+        test_scores=test[reported],
+        holdout_ids=holdout_ids,
+        holdout_scores=holdout[reported],
+        oracle_test_scores=None if reported == "score" else test["score"],
+    )
 
 
 def _read_scores(path: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """(item ids, column name -> scores) of one score file."""
-    with np.load(path, allow_pickle=False) as archive:
-        return archive["item_id"], {name: archive[name] for name in archive.files if name != "item_id"}
+    """(item ids, column name -> scores) of one score file, checked (CRC-32)."""
+    try:
+        arrays = read_npz(path)
+    except FileNotFoundError as err:
+        raise CorruptFileError(path, "is missing, though the run's records name it", RETRAIN) from err
+    except CorruptFileError as err:
+        raise err.with_remedy(RETRAIN) from err
+    return arrays.pop("item_id"), arrays
 
 
 def _ids_of(graphs: Sequence[Data], name: str) -> np.ndarray:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graphaudit.common.rule import RuleContext
-from graphaudit.common.settings import load_settings
+from graphaudit.common.settings import check_output_names, load_settings
 from graphaudit.data.fetch import load_verified
 from graphaudit.data.registry import REGISTRY, get_spec
 from graphaudit.data.tasks import is_available
@@ -88,6 +88,7 @@ def data_plan(section: Mapping[str, Any], seed: int, raw_root: str = "data/raw")
     """
     settings = load_settings(DataSettings, {key: section[key] for key in DATA_KEYS}, path="nodeground")
     known = set(node_datasets())
+    check_output_names(((name, name) for name in settings.csbm), "nodeground.csbm")  # each a graph's file name
     for name, spec in settings.csbm.items():
         if name in REGISTRY:
             raise ValueError(f"nodeground.csbm.{name}: the name is a registry dataset's; pick another")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphaudit.common.atomic import write_npz
+from graphaudit.common.integrity import read_npz
 from graphaudit.data.errors import DataUnavailableError
 
 if TYPE_CHECKING:  # torch is imported only where a graph is turned into PyG data
@@ -86,21 +87,19 @@ class NodeGraph:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> NodeGraph:
         """A graph written by :meth:`save`; an unavailable graph file raises ``DataUnavailableError``."""
-        with np.load(path, allow_pickle=False) as archive:
-            if "unavailable" in archive.files:
-                raise DataUnavailableError(
-                    f"dataset {archive['name']} is unavailable ({path}): {archive['unavailable']}"
-                )
-            missing = [k for k in _ARRAYS if k not in archive.files]
-            if missing:
-                raise GraphInvariantError(f"{path} is not a NodeGraph file: missing arrays {missing}")
-            return cls(
-                name=str(archive["name"]),
-                x=archive["x"],
-                edge_index=archive["edge_index"],
-                y=archive["y"],
-                num_classes=int(archive["num_classes"]),
-            )
+        archive = read_npz(path)
+        if "unavailable" in archive:
+            raise DataUnavailableError(f"dataset {archive['name']} is unavailable ({path}): {archive['unavailable']}")
+        missing = [k for k in _ARRAYS if k not in archive]
+        if missing:
+            raise GraphInvariantError(f"{path} is not a NodeGraph file: missing arrays {missing}")
+        return cls(
+            name=str(archive["name"]),
+            x=archive["x"],
+            edge_index=archive["edge_index"],
+            y=archive["y"],
+            num_classes=int(archive["num_classes"]),
+        )
 
 
 def invariant_problems(x: np.ndarray, edge_index: np.ndarray, y: np.ndarray, num_classes: int) -> list[str]:

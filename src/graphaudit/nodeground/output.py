@@ -7,7 +7,8 @@ import os
 import numpy as np
 import pandas as pd
 
-from graphaudit.common.atomic import atomic_path
+from graphaudit.common.atomic import write_parquet
+from graphaudit.common.integrity import read_parquet
 from graphaudit.report.tables import write_table
 
 __all__ = ["SIGNIFICANT", "read_frame", "rounded", "write_frame", "write_result"]
@@ -36,11 +37,10 @@ def write_result(frame: pd.DataFrame, path: str | os.PathLike[str], title: str) 
 
 
 def write_frame(frame: pd.DataFrame, path: str | os.PathLike[str]) -> None:
-    """An intermediate frame as parquet, written atomically."""
-    with atomic_path(path) as tmp:
-        frame.reset_index(drop=True).to_parquet(tmp, index=False, engine="pyarrow")
+    """An intermediate frame as parquet, written atomically with page checksums."""
+    write_parquet(frame.reset_index(drop=True), path)
 
 
 def read_frame(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """An intermediate frame written by :func:`write_frame`."""
-    return pd.read_parquet(path, engine="pyarrow")
+    """An intermediate frame written by :func:`write_frame`, its checksums checked."""
+    return read_parquet(path)

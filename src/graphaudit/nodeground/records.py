@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from graphaudit.common.atomic import atomic_path
+from graphaudit.common.atomic import write_parquet
+from graphaudit.common.integrity import CorruptFileError, read_parquet
 
 __all__ = [
     "KEYS",
@@ -204,8 +205,7 @@ def write_records(frame: pd.DataFrame, root: str | os.PathLike[str]) -> list[Pat
     paths = []
     for keys, search in checked.groupby(list(KEYS), sort=True):
         path = record_path(root, *keys)
-        with atomic_path(path) as tmp:
-            search.sort_values("trial_id").to_parquet(tmp, index=False, engine="pyarrow")
+        write_parquet(search.sort_values("trial_id"), path)
         paths.append(path)
     return paths
 
@@ -220,9 +220,9 @@ def _path_keys(path: Path, root: str | os.PathLike[str]) -> dict[str, str]:
 
 def _read_raw(path: Path) -> pd.DataFrame:
     try:
-        return pd.read_parquet(path, engine="pyarrow")
-    except Exception as err:  # pyarrow raises several types for unreadable files
-        raise RecordError(f"{path}: not a readable parquet file ({err}); rewrite it with write_records") from err
+        return read_parquet(path)
+    except CorruptFileError as err:
+        raise RecordError(str(err)) from err
 
 
 def _check_path(frame: pd.DataFrame, path: Path, root: str | os.PathLike[str]) -> None:

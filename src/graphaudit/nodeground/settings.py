@@ -68,11 +68,10 @@ class CapSettings:
 
 @dataclass(frozen=True)
 class RuleResources:
-    """Scheduler resources of one rule (the SLURM / GPU profile reads them)."""
+    """Scheduler resources of one rule (the SLURM profile reads them); the GPU request follows the device."""
 
     mem_mb: int
     runtime: int
-    gpu: int
 
 
 @dataclass(frozen=True)

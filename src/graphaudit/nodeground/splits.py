@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphaudit.common.atomic import write_npz
+from graphaudit.common.integrity import read_npz
 from graphaudit.common.seeds import rng_for
 from graphaudit.data.errors import DataUnavailableError
 from graphaudit.nodeground.graph import NodeGraph
@@ -76,12 +77,10 @@ class Splits:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Splits:
         """Splits written by :meth:`save`; the file of an unavailable dataset raises ``DataUnavailableError``."""
-        with np.load(path, allow_pickle=False) as archive:
-            if "unavailable" in archive.files:
-                raise DataUnavailableError(
-                    f"dataset {archive['name']} is unavailable ({path}): {archive['unavailable']}"
-                )
-            return cls(split=str(archive["split"]), train=archive["train"], val=archive["val"], test=archive["test"])
+        archive = read_npz(path)
+        if "unavailable" in archive:
+            raise DataUnavailableError(f"dataset {archive['name']} is unavailable ({path}): {archive['unavailable']}")
+        return cls(split=str(archive["split"]), train=archive["train"], val=archive["val"], test=archive["test"])
 
 
 def _partition(labels: np.ndarray, shares: np.ndarray, rng: np.random.Generator) -> np.ndarray:

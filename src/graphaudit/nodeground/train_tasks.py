@@ -25,7 +25,7 @@ import yaml
 from graphaudit.common.records import environment_versions
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
-from graphaudit.common.settings import load_settings
+from graphaudit.common.settings import check_output_names, load_settings
 from graphaudit.data.registry import REGISTRY
 from graphaudit.nn.loop import Caps, resolve_device
 from graphaudit.nodeground.graph import NodeGraph, unavailable_reason
@@ -105,6 +105,7 @@ def _listed(value: Any) -> Any:
 def search_plan(section: Mapping[str, Any]) -> SearchPlan:
     """Read the section, load the methods it names and check each against its class (before any job)."""
     settings = load_settings(NodegroundSettings, section, path="nodeground")
+    check_output_names(((name, name) for name in settings.user_methods), "nodeground.user_methods")  # record folders
     known = load_methods(settings.catalogue, settings.user_methods)
     missing = [m for m in settings.methods if m not in known]
     if missing:

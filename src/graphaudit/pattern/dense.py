@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphaudit.common.atomic import write_npz
+from graphaudit.common.integrity import read_npz
 
 __all__ = ["DenseGraphs", "Truth", "pack_graphs"]
 
@@ -62,8 +63,8 @@ class DenseGraphs:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> DenseGraphs:
-        with np.load(path, allow_pickle=False) as data:
-            return cls(*(data[k] for k in ("node_ptr", "bit_ptr", "bits", "x", "y")))
+        data = read_npz(path, ("node_ptr", "bit_ptr", "bits", "x", "y"))
+        return cls(*data.values())
 
 
 def pack_graphs(adjs: Sequence[np.ndarray], xs: Sequence[np.ndarray], ys: Sequence[np.ndarray]) -> DenseGraphs:
@@ -93,5 +94,4 @@ class Truth:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Truth:
-        with np.load(path, allow_pickle=False) as data:
-            return cls(data["pattern_id"], data["pattern_size"], data["host_sizes"])
+        return cls(*read_npz(path, ("pattern_id", "pattern_size", "host_sizes")).values())

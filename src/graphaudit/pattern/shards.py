@@ -2,7 +2,7 @@
 
 A shard file of per-graph results holds the graph indices, ``node_ptr`` and every per-node field concatenated
 along its last axis (:func:`write_shard`); :func:`read_shards` reads them back keyed by graph, whatever the
-order of the files.
+order of the files, each file CRC-checked (a truncated or corrupt shard is an error naming it).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from graphaudit.common.atomic import write_npz
+from graphaudit.common.integrity import read_npz
 
 __all__ = ["read_graph_field", "read_shards", "shard_count", "shard_of", "shard_paths", "write_shard"]
 
@@ -55,11 +56,10 @@ def read_shards(paths: Sequence[str], field: str) -> dict[int, np.ndarray]:
     by ``node_ptr`` (so ``(chains, nodes)`` arrays give ``(chains, n)`` per graph)."""
     out: dict[int, np.ndarray] = {}
     for path in paths:
-        with np.load(path, allow_pickle=False) as data:
-            ptr = data["node_ptr"]
-            values = data[field]
-            for i, g in enumerate(data["graph"].tolist()):
-                out[g] = values[..., ptr[i] : ptr[i + 1]]
+        data = read_npz(path, ("graph", "node_ptr", field))
+        ptr, values = data["node_ptr"], data[field]
+        for i, g in enumerate(data["graph"].tolist()):
+            out[g] = values[..., ptr[i] : ptr[i + 1]]
     return out
 
 
@@ -67,6 +67,6 @@ def read_graph_field(paths: Sequence[str], field: str) -> dict[int, object]:
     """A per-graph field of every shard (one value per graph, as a Python scalar), keyed by graph index."""
     out: dict[int, object] = {}
     for path in paths:
-        with np.load(path, allow_pickle=False) as data:
-            out.update(zip(data["graph"].tolist(), data[field].tolist()))
+        data = read_npz(path, ("graph", field))
+        out.update(zip(data["graph"].tolist(), data[field].tolist()))
     return out

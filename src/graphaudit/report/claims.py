@@ -8,12 +8,16 @@ A claims file ``config/claims/<study>.yaml`` looks like::
         description: AIDS has 2000 graphs
         paper: 2000                      # the paper's number (or text for a qualitative claim)
         source: {table: results/data/tables/datasets.csv, column: graphs, where: {dataset: AIDS}}
+                                         # source.interval: [low, high] columns of that row holding the
+                                         # reproduced value's interval (optional; shown by the dashboard)
         kind: exact                      # exact | statistical | qualitative
         tolerance: 0                     # |reproduced - paper| <= tolerance (exact, statistical)
         expect: {op: ">", value: 0}      # qualitative: reproduced <op> value
         scales: [ci, quick, paper]       # scales at which the claim applies (default: all)
         requires: gpu                    # optional: the table comes only from a GPU run
         blocked: reason                  # optional: cannot be reproduced (always NOT RUN with this reason)
+        headline: true                   # optional: one of the study's headline claims, drawn on the report's
+                                         # dashboard (exact or statistical claims with a numeric paper value)
 
 A source table may carry a ``not_run`` column: a non-empty cell there makes the claim that reads its row
 NOT RUN with that cell as the reason (a table that knows when its number cannot be judged on this run).
@@ -96,6 +100,20 @@ def _check_claim(path: Any, number: int, claim: Any) -> None:
     bad_scales = set(claim.get("scales", _ALL_SCALES)) - set(_ALL_SCALES)
     if bad_scales:
         raise ClaimsFileError(f"{where} ({claim['id']}): unknown scales {sorted(bad_scales)}")
+    interval = source.get("interval")
+    if interval is not None and not (isinstance(interval, list) and len(interval) == 2):
+        raise ClaimsFileError(f"{where} ({claim['id']}): source.interval must be two columns, e.g. [ci_low, ci_high]")
+    if claim.get("headline") and (claim["kind"] == "qualitative" or not _is_number(claim["paper"])):
+        raise ClaimsFileError(f"{where} ({claim['id']}): a headline claim needs kind exact or statistical and a number")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def applies_at(claim: Mapping[str, Any], scale: str) -> bool:
+    """Whether ``claim`` is judged at ``scale`` (its ``scales``, all scales by default)."""
+    return scale in claim.get("scales", _ALL_SCALES)
 
 
 def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Verdict:
@@ -116,9 +134,9 @@ def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Ve
 
     if claim.get("blocked"):
         return verdict("NOT RUN", reason=str(claim["blocked"]))
-    scales = tuple(claim.get("scales", _ALL_SCALES))
-    if scale not in scales:
-        return verdict("NOT RUN", reason=f"applies at scale {', '.join(scales)}; this run is at scale {scale}")
+    if not applies_at(claim, scale):
+        scales = ", ".join(claim.get("scales", _ALL_SCALES))
+        return verdict("NOT RUN", reason=f"applies at scale {scales}; this run is at scale {scale}")
     source = claim["source"]
     table = root / source["table"]
     if not table.exists():
@@ -154,6 +172,19 @@ def read_value(table: Path, column: str, where: Mapping[str, Any]) -> tuple[Any,
     if isinstance(value, float) and value.is_integer():  # integer columns with gaps read back as floats
         value = int(value)
     return value, ""
+
+
+def read_interval(root: Path, source: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The reproduced value's interval: the ``source.interval`` columns of the claim's row, as numbers (None when
+    the source names no interval, or its table, row or cells are missing)."""
+    columns = source.get("interval")
+    table = root / source["table"]
+    if not columns or not table.exists():
+        return None
+    bounds = [read_value(table, column, source.get("where", {})) for column in columns]
+    if any(problem or not _is_number(value) or math.isnan(value) for value, problem in bounds):
+        return None
+    return float(bounds[0][0]), float(bounds[1][0])
 
 
 def not_run_reason(table: Path, where: Mapping[str, Any]) -> str:

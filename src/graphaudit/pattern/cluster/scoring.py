@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphaudit.common.integrity import read_npz
 from graphaudit.common.seeds import rng_for
 from graphaudit.pattern.cluster.generator import ClusterLaw
 from graphaudit.pattern.dense import DenseGraphs
@@ -63,10 +64,7 @@ Scored = tuple[np.ndarray, dict[str, np.ndarray]]  # (per-graph counts, the vari
 
 def read_variant(paths: list[str]) -> dict[str, np.ndarray]:
     """A variant's shards concatenated in graph order (per-node arrays, per-graph arrays, settings)."""
-    parts = []
-    for path in paths:
-        with np.load(path, allow_pickle=False) as data:
-            parts.append({k: data[k] for k in data.files})
+    parts = [read_npz(path) for path in paths]
     parts.sort(key=lambda p: int(p["graph_index"][0]) if len(p["graph_index"]) else 0)
     out = {
         k: np.concatenate([p[k] for p in parts])

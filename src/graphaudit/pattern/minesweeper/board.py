@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -168,7 +169,7 @@ def _load_arrays(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {k: archive[k] for k in archive.files}
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error) as err:
         raise DataFormatError(f"minesweeper ({path}): not a readable npz archive ({err})") from err
     needed = ("node_features", "node_labels", "edges", "train_masks", "val_masks", "test_masks")
     missing = [k for k in needed if k not in arrays]

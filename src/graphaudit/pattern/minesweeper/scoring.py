@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphaudit.common.integrity import read_npz
 from graphaudit.pattern.minesweeper.board import Board, MaskAUC, mask_auroc
 from graphaudit.pattern.minesweeper.strip import ChainState, combine_chains
 from graphaudit.stats.convergence import auc_spread, between_chain_sd_quantile, ess_bulk, half_difference, split_rhat
@@ -67,8 +68,7 @@ def chain_aucs(board: Board, states: list[ChainState]) -> list[float]:
 
 def bp_row(board: Board, path: str, information: str) -> dict:
     """Belief propagation's row from its marginals file (``information``: features or labels)."""
-    with np.load(path, allow_pickle=False) as data:
-        marginals, last_change, sweeps = data["marginals"], data["last_change"], data["sweeps"]
+    marginals, last_change, sweeps = read_npz(path, ("marginals", "last_change", "sweeps")).values()
     if information == "features":
         auc = mask_auroc(marginals[0], board.labels, board.test_masks)
     else:  # each mask is scored with the run that clamped its own training labels

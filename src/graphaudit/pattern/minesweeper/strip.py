@@ -49,6 +49,7 @@ import numba
 import numpy as np
 
 from graphaudit.common.atomic import write_npz
+from graphaudit.common.integrity import read_npz
 from graphaudit.common.seeds import rng_for
 from graphaudit.pattern.minesweeper.bp import COUNT_CAP, MINE_RATE, UNKNOWN, as_count_grid, neighbour_mines
 
@@ -604,8 +605,7 @@ class ChainState:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ChainState:
         """Read a state written by :meth:`save`."""
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {k: archive[k] for k in archive.files}
+        arrays = read_npz(path)
         meta = json.loads(str(arrays.pop("meta")))
         meta["schedule"] = Annealing(**meta["schedule"])
         return cls(**meta, **arrays)

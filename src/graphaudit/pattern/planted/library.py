@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from graphaudit.common.atomic import write_npz
+from graphaudit.common.integrity import read_npz
 from graphaudit.graphs.canon import automorphisms, canonical_key
 from graphaudit.pattern.dense import DenseGraphs, Truth, pack_graphs
 
@@ -85,9 +86,9 @@ def save_library(path: str | os.PathLike[str], library: Sequence[LibraryPattern]
 
 
 def load_library(path: str | os.PathLike[str]) -> list[LibraryPattern]:
-    with np.load(path, allow_pickle=False) as data:
-        graphs = DenseGraphs(data["node_ptr"], data["bit_ptr"], data["bits"], data["x"], np.zeros_like(data["x"]))
-        keys, aut = data["keys"].tolist(), data["aut"].tolist()
+    data = read_npz(path, ("node_ptr", "bit_ptr", "bits", "x", "keys", "aut"))
+    graphs = DenseGraphs(data["node_ptr"], data["bit_ptr"], data["bits"], data["x"], np.zeros_like(data["x"]))
+    keys, aut = data["keys"].tolist(), data["aut"].tolist()
     return [
         LibraryPattern(keys[k], graphs.adjacency(k), graphs.features(k).copy(), int(aut[k]))
         for k in range(graphs.num_graphs)
