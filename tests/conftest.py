@@ -1,10 +1,12 @@
-"""Shared fixtures: the data mirror (``GRAPHAUDIT_DATA_MIRROR``), small TU archives and the headless-browser check."""
+"""Shared fixtures: the data mirror (``GRAPHAUDIT_DATA_MIRROR``), small TU archives, the headless-browser check and
+the ``graphaudit`` logger restored after a test."""
 
 from __future__ import annotations
 
+import logging
 import os
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,18 @@ def write_tu_zip():
 def tiny_tu() -> dict[str, str]:
     """The text of each file of the tiny two-graph TU set (copy; tests may edit it)."""
     return dict(TINY_TU)
+
+
+@pytest.fixture
+def graphaudit_logger() -> Iterator[logging.Logger]:
+    """The ``graphaudit`` logger, put back as it was after the test (run_rule configures it)."""
+    logger = logging.getLogger("graphaudit")
+    saved = (list(logger.handlers), logger.level, logger.propagate)
+    yield logger
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+        handler.close()
+    for handler in saved[0]:
+        logger.addHandler(handler)
+    logger.setLevel(saved[1])
+    logger.propagate = saved[2]

@@ -3,54 +3,37 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from graphaudit.common.logs import configure_logging
 
 
-@pytest.fixture
-def restore_graphaudit_logger() -> Iterator[logging.Logger]:
-    logger = logging.getLogger("graphaudit")
-    saved = (list(logger.handlers), logger.level, logger.propagate)
-    yield logger
-    for handler in list(logger.handlers):
-        logger.removeHandler(handler)
-        handler.close()
-    for handler in saved[0]:
-        logger.addHandler(handler)
-    logger.setLevel(saved[1])
-    logger.propagate = saved[2]
-
-
-def test_records_go_to_the_log_file(tmp_path: Path, restore_graphaudit_logger: logging.Logger) -> None:
+def test_records_go_to_the_log_file(tmp_path: Path, graphaudit_logger: logging.Logger) -> None:
     log_file = tmp_path / "logs" / "rule" / "run.log"
     configure_logging(log_file)
     logging.getLogger("graphaudit.data.readers").info("read %d graphs", 42)
     logging.getLogger("graphaudit.models").debug("hidden at INFO")
     logging.getLogger("other.package").warning("not ours")
-    for handler in restore_graphaudit_logger.handlers:
+    for handler in graphaudit_logger.handlers:
         handler.flush()
     lines = log_file.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 1
     assert lines[0].endswith(" INFO graphaudit.data.readers: read 42 graphs")
-    assert restore_graphaudit_logger.propagate is False
+    assert graphaudit_logger.propagate is False
 
 
-def test_reconfiguring_replaces_handlers(tmp_path: Path, restore_graphaudit_logger: logging.Logger) -> None:
+def test_reconfiguring_replaces_handlers(tmp_path: Path, graphaudit_logger: logging.Logger) -> None:
     first, second = tmp_path / "a.log", tmp_path / "b.log"
     configure_logging(first)
     configure_logging(second, level=logging.DEBUG)
-    assert len(restore_graphaudit_logger.handlers) == 2  # stderr + second file only
+    assert len(graphaudit_logger.handlers) == 2  # stderr + second file only
     logging.getLogger("graphaudit.x").debug("now visible")
-    for handler in restore_graphaudit_logger.handlers:
+    for handler in graphaudit_logger.handlers:
         handler.flush()
     assert first.read_text() == ""
     assert second.read_text().rstrip("\n").endswith("DEBUG graphaudit.x: now visible")
 
 
-def test_without_file_only_stderr(restore_graphaudit_logger: logging.Logger) -> None:
+def test_without_file_only_stderr(graphaudit_logger: logging.Logger) -> None:
     configure_logging(None)
-    assert [type(h) for h in restore_graphaudit_logger.handlers] == [logging.StreamHandler]
+    assert [type(h) for h in graphaudit_logger.handlers] == [logging.StreamHandler]

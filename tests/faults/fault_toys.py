@@ -4,20 +4,17 @@ damage done to files (truncation, a flipped bit, a broken deflate stream)."""
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch_geometric.data import Data
 
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
-from graphaudit.data.graphset import from_edge_list
-from graphaudit.glad.protocol import Fold, folds_to_json
 from graphaudit.nn import OCGIN, OCGINConfig, RunGraphs, TrainConfig
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
+from train_toys import ring_train_context
 
 ROOT = Path(__file__).resolve().parents[2]
 VOLATILE = {"wall_s", "peak_rss_mb"}  # machine-dependent record fields
@@ -106,45 +103,10 @@ def break_deflate_stream(path: Path, suffix: str) -> None:
 def glad_context(tmp_path: Path, max_epochs: int = 8) -> RuleContext:
     """A ``train_run`` context for OCGIN on 30 rings (10 anomalous by label) with one fold, its run.json under
     ``tmp_path / "run"``; the detector's modal line evaluates every 4 epochs."""
-    sizes = [4 + i % 5 for i in range(30)]
-    offsets = np.cumsum([0, *sizes])
-    owner = np.repeat(np.arange(30), sizes)
-    edges = np.concatenate(
-        [[(offsets[g] + i, offsets[g] + (i + 1) % n) for i in range(n)] for g, n in enumerate(sizes)]
-    )
-    labels = np.array([0 if g < 10 else 1 for g in range(30)])
-    graphs = from_edge_list("TOY", owner, edges, node_labels=np.zeros(len(owner), dtype=np.int64), graph_labels=labels)
-    graphs.save(tmp_path / "TOY.npz")
-    fold = Fold(
-        fold=0,
-        seed=3407,
-        train_normal=list(range(10, 26)),
-        holdout=[24, 25],
-        fit=list(range(10, 24)),
-        test=[*range(10), *range(26, 30)],
-        test_labels=[1] * 10 + [0] * 4,
-    )
-    (tmp_path / "folds.json").write_text(json.dumps(folds_to_json("TOY", "tu", [fold], {})), encoding="utf-8")
-    return RuleContext(
-        input={
-            "graphsets": str(tmp_path / "TOY.npz"),
-            "folds": str(tmp_path / "folds.json"),
-            "catalogue": str(ROOT / "config/glad/detectors.yaml"),
-        },
-        output={"run": str(tmp_path / "run" / "run.json")},
-        params={
-            "training": {
-                "device": "cpu",
-                "max_epochs": max_epochs,
-                "checkpoint_every_s": 300,
-                "threads": 1,
-                "test_rng": "coupled",
-                "memory_budget_gb": None,
-            },
-            "constant_features": [],
-        },
-        wildcards={"detector": "OCGIN", "dataset": "TOY", "setting": "default", "fold": "0", "backend": "own"},
-    )
+    ctx = ring_train_context(tmp_path, "OCGIN", max_epochs)
+    ctx.output = {"run": str(tmp_path / "run" / "run.json")}
+    ctx.wildcards["setting"] = "default"
+    return ctx
 
 
 def replay_context(train: RuleContext, tmp_path: Path) -> RuleContext:

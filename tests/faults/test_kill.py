@@ -3,6 +3,7 @@ between a record and its checkpoint); each rerun resumes, and the end is byte-id
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -14,11 +15,17 @@ from graphaudit.nn import train
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS
 
 CHILD = Path(__file__).with_name("kill_child.py")
+TESTS = Path(__file__).parents[1]  # the shared test helpers (fault_toys imports train_toys from there)
 
 
 def killed_at(run_dir: Path, moment: str) -> None:
+    path = os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))
     done = subprocess.run(
-        [sys.executable, str(CHILD), str(run_dir), moment], capture_output=True, text=True, timeout=300
+        [sys.executable, str(CHILD), str(run_dir), moment],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": path},
     )
     assert done.returncode == -signal.SIGKILL, done.stderr
 

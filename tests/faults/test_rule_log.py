@@ -4,7 +4,6 @@ alone held the traceback, is kept elsewhere or not at all)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -24,21 +23,6 @@ class Named(list):
 
     def items(self):
         return iter(self._names.items())
-
-
-@pytest.fixture
-def graphaudit_logger() -> Iterator[logging.Logger]:
-    """The ``graphaudit`` logger, put back as it was after the test (run_rule configures it)."""
-    logger = logging.getLogger("graphaudit")
-    saved = (list(logger.handlers), logger.level, logger.propagate)
-    yield logger
-    for handler in list(logger.handlers):
-        logger.removeHandler(handler)
-        handler.close()
-    for handler in saved[0]:
-        logger.addHandler(handler)
-    logger.setLevel(saved[1])
-    logger.propagate = saved[2]
 
 
 def job(log_file: Path, dataset: str) -> SimpleNamespace:

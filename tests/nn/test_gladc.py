@@ -26,16 +26,15 @@ from torch_geometric.data import Batch, Data
 
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
-from graphaudit.data.graphset import from_edge_list
 from graphaudit.glad import deep_tasks
 from graphaudit.glad.deep import detector_builder, load_catalogue, run_settings
 from graphaudit.glad.leaderboard import build_analysis, fold_means
-from graphaudit.glad.protocol import Fold, folds_to_json
 from graphaudit.glad.replay import SETTING_PROTOCOLS
 from graphaudit.nn import GLADC, OCGIN, GLADCConfig, OCGINConfig, RunGraphs, TrainConfig, train
 from graphaudit.nn.gladc import DENSE_FOOTPRINT, dense_step_bytes, info_nce, perturbed_weights, reconstruction_costs
 from graphaudit.nn.trainer import CHECKPOINT, RECORDS, MemoryBudgetError
 from graphaudit.nn.ubgold.gladc import GLADC as UBGLADC
+from train_toys import ring_train_context
 
 ROOT = Path(__file__).parents[2]
 CATALOGUE = load_catalogue(ROOT / "config/glad/detectors.yaml")
@@ -392,45 +391,7 @@ def test_a_run_over_the_budget_stops_before_training(tmp_path: Path) -> None:
 
 def toy_dataset(tmp_path: Path) -> tuple[RuleContext, Path]:
     """A GraphSet of 30 rings (10 anomalous by label), its one fold, and a train_run context for GLADC."""
-    sizes = [4 + i % 5 for i in range(30)]
-    offsets = np.cumsum([0, *sizes])
-    owner = np.repeat(np.arange(30), sizes)
-    edges = np.concatenate(
-        [[(offsets[g] + i, offsets[g] + (i + 1) % n) for i in range(n)] for g, n in enumerate(sizes)]
-    )
-    labels = np.array([0 if g < 10 else 1 for g in range(30)])
-    graphs = from_edge_list("TOY", owner, edges, node_labels=np.zeros(len(owner), dtype=np.int64), graph_labels=labels)
-    graphs.save(tmp_path / "TOY.npz")
-    fold = Fold(
-        fold=0,
-        seed=3407,
-        train_normal=list(range(10, 26)),
-        holdout=[24, 25],
-        fit=list(range(10, 24)),
-        test=[*range(10), *range(26, 30)],
-        test_labels=[1] * 10 + [0] * 4,
-    )
-    (tmp_path / "folds.json").write_text(json.dumps(folds_to_json("TOY", "tu", [fold], {})), encoding="utf-8")
-    ctx = RuleContext(
-        input={
-            "graphsets": str(tmp_path / "TOY.npz"),
-            "folds": str(tmp_path / "folds.json"),
-            "catalogue": str(ROOT / "config/glad/detectors.yaml"),
-        },
-        params={
-            "training": {
-                "device": "cpu",
-                "max_epochs": 4,
-                "checkpoint_every_s": 300,
-                "threads": 1,
-                "test_rng": "coupled",
-                "memory_budget_gb": 1e-6,
-            },
-            "constant_features": [],
-        },
-        wildcards={"detector": "GLADC", "dataset": "TOY", "fold": "0", "backend": "own"},
-    )
-    return ctx, tmp_path
+    return ring_train_context(tmp_path, "GLADC", 4, memory_budget_gb=1e-6), tmp_path
 
 
 def test_a_run_over_the_budget_is_recorded_as_failed_and_counted(tmp_path: Path) -> None:

@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_workflow import SNAKEMAKE, assert_same_outside_measurements, compared_outputs, snakemake, workflow_copy
+from test_workflow import (
+    RUN_TIMEOUT_S,
+    assert_same_outside_measurements,
+    compared_outputs,
+    snakemake,
+    workflow_copy,
+)
 
 PROFILE = ("--profile", "workflow/profiles/slurm")
 # the one-node test cluster: both of its CPUs, and status polling in seconds instead of the plugin's 40 s
@@ -31,7 +37,6 @@ TEST_CLUSTER = (
     "--seconds-between-status-checks",
     "2",
 )
-RUN_TIMEOUT_S = 3600
 
 
 def resources_of(dry_run_stdout: str, rule: str) -> list[str]:
@@ -72,9 +77,7 @@ def ci_config(copy: Path) -> list[str]:
 
 
 def run(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [SNAKEMAKE, *args], cwd=copy, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=dict(os.environ)
-    )
+    result = snakemake(copy, *args, timeout=2 * RUN_TIMEOUT_S)  # a SLURM job also waits for its slot and status
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result
 

@@ -31,9 +31,14 @@ def workflow_copy(where: Path) -> Path:
     return where
 
 
-def snakemake(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+RUN_TIMEOUT_S = 1800  # a whole ci run: about 6.5 minutes alone on 2 cores, several times that on a shared machine
+
+
+def snakemake(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, **(env or {})}
-    return subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=environment, timeout=600)
+    return subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=environment, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +47,7 @@ def ci_runs(tmp_path_factory):
     runs = []
     for index in range(2):
         copy = workflow_copy(tmp_path_factory.mktemp(f"run{index}"))
-        result = snakemake(copy, "--cores", "2", "--configfile", "config/ci.yaml")
+        result = snakemake(copy, "--cores", "2", "--configfile", "config/ci.yaml", timeout=RUN_TIMEOUT_S)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         runs.append(copy)
     return runs
@@ -115,7 +120,7 @@ def test_ci_report_renders_in_headless_chromium(ci_runs, headless_page_problems)
 
 
 RUN_RECORDS = "results/glad/records"  # training runs: records carry wall time and peak memory by design
-MACHINE_FIELDS = {"wall_s", "peak_rss_mb"}
+MACHINE_FIELDS = {"wall_s", "peak_rss_mb", "records_sha256"}  # the seal of records.jsonl, which holds both
 # nodeground measures what each method costs (spec 4.7-4.9): its records carry seconds and peak memory, and the
 # tables built from those measurements differ in exactly these columns between two runs on one machine
 NODEGROUND = "results/nodeground"
