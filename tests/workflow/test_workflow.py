@@ -145,9 +145,9 @@ def without_measured_columns(path: Path, columns: set[str]) -> pd.DataFrame:
 
 
 def cost_table_lines(run: Path) -> set[str]:
-    return {
-        line for name in COST_TABLES for line in (run / NODEGROUND / "tables" / f"{name}.md").read_text().splitlines()
-    }
+    """The lines of nodeground's cost tables (none when the run left the study out)."""
+    tables = [run / NODEGROUND / "tables" / f"{name}.md" for name in COST_TABLES]
+    return {line for table in tables if table.exists() for line in table.read_text().splitlines()}
 
 
 def assert_same_outside_measurements(first: Path, second: Path, relative: Path) -> None:
