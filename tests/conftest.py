@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import torch
 
 from headless import find_chromium, page_problems
 
@@ -80,3 +81,13 @@ def graphaudit_logger() -> Iterator[logging.Logger]:
         logger.addHandler(handler)
     logger.setLevel(saved[1])
     logger.propagate = saved[2]
+
+
+@pytest.fixture
+def one_torch_thread() -> Iterator[None]:
+    """Train on one torch thread, the previous count restored after the test: the models under test are tiny, and
+    on a shared machine extra threads only contend."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -32,12 +32,8 @@ CPU = torch.device("cpu")
 
 
 @pytest.fixture(autouse=True)
-def one_thread():
-    """One torch thread, as ``graphaudit gpu-check`` runs by default (tiny models: more threads only contend)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+def one_thread(one_torch_thread: None) -> None:
+    """One torch thread, as ``graphaudit gpu-check`` runs by default (tests/conftest.py)."""
 
 
 def run(device: str, losses: dict[str, list[float]] | None, error: str | None = None) -> DeviceRun:

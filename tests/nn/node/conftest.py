@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import torch
 from torch_geometric.data import Data
 
 from .node_toys import csbm
@@ -22,9 +21,5 @@ def binary() -> Data:
 
 
 @pytest.fixture(autouse=True)
-def one_thread():
-    """Train on one thread: these graphs are tiny, and on a shared machine extra threads only contend."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+def one_thread(one_torch_thread: None) -> None:
+    """Every node-classifier test trains on one torch thread (tests/conftest.py)."""
