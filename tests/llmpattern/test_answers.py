@@ -117,6 +117,7 @@ def scored(cases: list[tuple[dict, dict]], answer, mode: str, **extra) -> dict[t
                 description=context.get("description"),
                 pattern=context.get("pattern"),
                 gold_set=context.get("gold_set"),
+                fmt=context.get("fmt", "EL"),
                 labels={"fmt": context.get("fmt", "EL")},
                 **extra,
             )
@@ -150,8 +151,6 @@ def test_oracle_in_repo_mode_hits_only_the_documented_caps(cases) -> None:
             assert row["value"] == pytest.approx(without_house)
         elif task == "T7":
             assert row["value"] == pytest.approx(with_core)
-        elif task == "T1" and fmt == "AL":
-            assert row["value"] < 1.0  # the repository reads tuples only, never A.L. lines
         else:
             assert row["value"] == 1.0, (task, stage, pattern, fmt, description)
     fixed = scored([c for c in cases if c[1].get("pattern") == "house"], oracle_answer, "repo", emulate_house_bug=False)
@@ -172,6 +171,7 @@ def test_every_baseline_answers_its_tasks_and_refuses_the_others(cases) -> None:
                     description=context.get("description"),
                     pattern=context.get("pattern"),
                     gold_set=context.get("gold_set"),
+                    fmt=context.get("fmt", "EL"),
                 )
         other = (
             next(item for item, _ in cases if item["task"] not in BASELINE_TASKS[name])

@@ -150,7 +150,7 @@ texts = st.one_of(
 def test_no_parser_or_scorer_raises_on_any_text(text: str) -> None:
     for item, options in one_item_per_kind():
         for mode in MODES:
-            parsed = parse_answer(item, text, mode, pattern=options.get("pattern"))
+            parsed = parse_answer(item, text, mode, pattern=options.get("pattern"), fmt="EL")
             assert isinstance(parsed.unparsed, bool)
             score = score_parsed(item, parsed, pattern=options.get("pattern"), gold_set=options.get("gold_set"))
             assert score["mode"] == mode
@@ -173,7 +173,8 @@ def test_huge_and_adversarial_texts_do_not_raise() -> None:
     for text in adversarial:
         for item, options in one_item_per_kind():
             for mode in MODES:
-                parse_answer(item, text, mode, pattern=options.get("pattern"))
+                for fmt in ("AL", "EL"):
+                    parse_answer(item, text, mode, pattern=options.get("pattern"), fmt=fmt)
     assert parse_answer(one_item_per_kind()[0][0], None, "clean").unparsed  # type: ignore[arg-type]
 
 
@@ -280,11 +281,13 @@ def test_realworld_extraction() -> None:
 def test_translation_parsers() -> None:
     item = translation_items(per_pattern=1)[0]
     text = "Edges: (0, 1), (1,2), (Node 2, Node 0), [2, 3], (a, b)"
-    assert set(parse_answer(item, text, "repo").value) == {(0, 1), (1, 2), (2, 0), (2, 3), ("a", "b")}
+    assert set(parse_answer(item, text, "repo", fmt="EL").value) == {(0, 1), (1, 2), (2, 0), (2, 3), ("a", "b")}
     assert parse_answer(item, text, "clean").value == [(0, 1), (1, 2), (2, 0)]
     lines = "Node 0: [1, 2]\nNode 1: [0, 2]\nNode 2: [0, 1]"
     assert parse_answer(item, lines, "clean").value == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
-    assert parse_answer(item, "", "repo").empty_text and not parse_answer(item, " ", "repo").empty_text
+    assert (
+        parse_answer(item, "", "repo", fmt="EL").empty_text and not parse_answer(item, " ", "repo", fmt="EL").empty_text
+    )
     long = make_item(
         "detection",
         "undirected",

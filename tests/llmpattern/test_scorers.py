@@ -13,10 +13,11 @@ from graphaudit.llmpattern.generators import (
     frequent_turns,
     translation_items,
 )
-from graphaudit.llmpattern.scorers import aggregate, diversity, score_answer, unique_patterns
+from graphaudit.llmpattern.scorers import aggregate, diversity, edit_limit, score_answer, unique_patterns
 
 
 def both(item: dict, text: str, **options) -> tuple[dict, dict]:
+    options.setdefault("fmt", "EL")
     return tuple(score_answer(item, text, mode, **options) for mode in ("repo", "clean"))  # type: ignore[return-value]
 
 
@@ -51,31 +52,44 @@ def test_translation_diversity() -> None:
         "(0, 1), (1, 2)",
     ]
     for mode, expected_div in (("repo", 5 / 6), ("clean", 2 / 3)):  # clean: over the three correct outputs
-        row = cell([score_answer(item, t, mode) for t in texts])
+        row = cell([score_answer(item, t, mode, fmt="EL") for t in texts])
         assert row["metric"] == "acc" and row["value"] == 0.75 and row["div"] == pytest.approx(expected_div)
     directed = [nx.DiGraph([(0, 1), (1, 2)]), nx.DiGraph([(0, 1), (2, 1)])]
-    assert diversity(directed, "repo") == 0.0 and diversity(directed, "clean") == 1.0  # undirected shadows agree
-    assert diversity(directed[:1], "clean") == 0.0
+    assert diversity(directed) == 1.0  # a path and a V-structure: the same undirected shadow, not isomorphic
+    assert diversity(directed[:1]) == 0.0 and diversity([directed[0], nx.DiGraph([(5, 6), (6, 7)])]) == 0.0
 
 
 # ---- T2/T5 -------------------------------------------------------------------------------------------
 def square_item() -> dict:
-    graph = graph_record(5, [(0, 1), (1, 2), (2, 3), (0, 3), (3, 4)], False)
+    edges = [(0, 1), (1, 2), (2, 3), (0, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 4)]
     truth = {"source": "square", "target": "diamond", "occurrences": {"square": [[0, 1, 2, 3]], "diamond": []}}
-    return make_item("modification", "S2D", "small", 0, False, truth, graph=graph)
+    return make_item("modification", "S2D", "small", 0, False, truth, graph=graph_record(8, edges, False))
 
 
-def test_modification_success_edits_and_the_missing_edit_check() -> None:
+def test_modification_success_edits_and_the_edit_limit() -> None:
     item = square_item()
-    edited = "The edges of the final graph are: [(0, 1), (1, 2), (2, 3), (0, 3), (3, 4), (0, 2)]"
-    repo, clean = both(item, edited, description="topo", max_edits=1)
-    assert repo["task"] == "T5" and repo["success"] == clean["success"] == 1 and repo["edits"] == 1
+    edges = "(0, 1), (1, 2), (2, 3), (0, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 4), (0, 2)"
+    edited = f"The edges of the final graph are: [{edges}]"
+    repo, clean = both(item, edited, description="topo")
+    assert repo["task"] == "T5" and repo["success"] == clean["success"] == 1
+    assert repo["edits"] == clean["edits"] == 1
     only_target = "[(0, 1), (1, 2), (2, 0), (0, 3), (1, 3)]"  # a bare diamond: the repo accepts it
-    repo, clean = both(item, only_target, max_edits=2)
-    assert repo["success"] == 1 and clean["success"] == 0 and clean["edits"] > 2
-    assert both(item, only_target)[1]["success"] == 1  # without max_edits clean accepts it too
+    repo, clean = both(item, only_target)
+    # input-only 23, 34, 45, 56, 67, 74 and output-only 02, 13: 8 edits, past the diamond's 6 node pairs
+    assert repo["success"] == 1 and clean["success"] == 0 and repo["edits"] == clean["edits"] == 8
     repo, clean = both(item, "Final: [(0, 1), (1, 2)] then [] ")
     assert repo["success"] == clean["success"] == 0 and not repo["unparsed"]
+
+
+def test_edit_limit_is_the_targets_node_pairs() -> None:
+    assert [edit_limit(p) for p in ("triangle", "square", "diamond", "house", "fbl", "d_diamond")] == [
+        3,
+        6,
+        6,
+        10,
+        6,
+        12,
+    ]
 
 
 # ---- T3/T6 -------------------------------------------------------------------------------------------

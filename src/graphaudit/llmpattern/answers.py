@@ -105,7 +105,7 @@ def format_edges(edges: Sequence[Sequence[Any]]) -> str:
 
 
 def translation_answer(edges: Sequence[Sequence[int]], fmt: str, directed: bool) -> str:
-    """T1: the generated graph as an edge list (E.L.) or as ``Node v: [...]`` lines (A.L.)."""
+    """T1: the generated graph as an edge list (E.L.) or as ``Node #v: [...]`` lines (A.L., as the prompt shows)."""
     if fmt == "EL":
         return "The edges of the graph are: " + ", ".join(f"({u}, {v})" for u, v in edges)
     if fmt != "AL":
@@ -116,7 +116,7 @@ def translation_answer(edges: Sequence[Sequence[int]], fmt: str, directed: bool)
         neighbours.setdefault(v, [])
         if not directed:
             neighbours[v].append(u)
-    return "\n".join(f"Node {v}: [{', '.join(map(str, neighbours[v]))}]" for v in sorted(neighbours))
+    return "\n".join(f"Node #{v}: [{', '.join(map(str, neighbours[v]))}]" for v in sorted(neighbours))
 
 
 def modification_answer(edges: Sequence[Sequence[int]]) -> str:

@@ -7,16 +7,19 @@ number (``emulate_house_bug``, on by default), the isomorphic-mapping regex zoo 
 earlier ones, the frequent-subgraph keyword shortcut (a keyword *and* a "pattern #k" mention, as the
 repository's ``text_ex`` requires; lowercasing first, so ``(Node a, Node b)`` edges are lost there), the
 discriminative parser's ``clean()``, which drops every edge listed more than once, and the classification
-rule "anything without 'it should be in type 1' is Type 2". Where the repository would crash (a number
-too long for ``int``, a mixed tuple like ``(a, 1)`` in translation, a mapping match with one number), the
-offending match is skipped instead.
+rule "anything without 'it should be in type 1' is Type 2". Numbers are read by ``int()`` as there, any
+length; where the authors' code raises on an answer (a number past Python's digit limit, a ``(1, a)`` match
+in translation, a mapping match with fewer than two numbers, a bold node list with an empty piece), the parse
+carries ``error`` (a ``repo_error`` outcome) instead of a value. Translation answers are read by the format
+the prompt asked for, as the repository's eval does: A.L. by its node-list reader, E.L. by its edge reader.
 
 ``clean`` reads the answer the prompt asked for: the list after the last answer phrase (or the last list
 holding answer items), ASCII integers, any tuple width (a normal house 5-tuple), no sentence heuristics, the
 last verdict or type phrase, mapping pairs restricted to G1 -> G2 node ids.
 
 No parser raises on any string. :class:`Parsed` carries the value and ``unparsed``: True when the text holds
-no answer the mode can read (an explicit empty list, ``[]``, is an answer). Scorers count unparsed answers
+no answer the mode can read (an explicit empty list, ``[]``, is an answer, and in clean mode so is an explicit
+"none"). Scorers count unparsed answers
 and treat them as the mode prescribes. Values per item task:
 
 ==================  =========================================================================================
@@ -57,18 +60,39 @@ MAX_DIGITS = 18  # longer numbers are no node id (and Python refuses int() beyon
 
 @dataclass(frozen=True)
 class Parsed:
-    """A parsed answer: the structured ``value`` (module table), whether nothing could be read, and whether
-    the response was the empty string (the repository drops those from translation scores)."""
+    """A parsed answer: the structured ``value`` (module table), whether nothing could be read, whether the
+    response was the empty string (the repository drops those from translation scores), and ``error``: why
+    the authors' code raises on this answer (repo mode only; the value is then the task's empty answer)."""
 
     task: str
     mode: str
     value: Any
     unparsed: bool
     empty_text: bool = False
+    error: str | None = None
+
+
+class RepoCrash(Exception):
+    """The authors' evaluation code raises on this answer: their script stops there, so the answer has no
+    score; it is recorded as a counted ``repo_error`` outcome instead."""
 
 
 def _int(digits: str) -> int | None:
     return int(digits) if len(digits) <= MAX_DIGITS else None
+
+
+def _repo_int(text: str) -> int:
+    """Python's ``int()`` as the authors call it (any size up to the interpreter's digit limit; surrounding
+    whitespace, underscores and other Unicode digits accepted), raising :class:`RepoCrash` where it raises."""
+    try:
+        return int(text)
+    except ValueError as error:
+        shown = text if len(text) <= 24 else text[:24] + "..."
+        raise RepoCrash(f"int() raises on {shown!r} ({len(text)} characters)") from error
+
+
+def _repo_ints(pieces: Iterable[str]) -> tuple[int, ...]:
+    return tuple(_repo_int(piece) for piece in pieces)
 
 
 def _ints(groups: Iterable[str]) -> tuple[int, ...] | None:
@@ -105,20 +129,36 @@ _DIGITS = re.compile(r"\d+")
 _WORD_CHAR = re.compile(r"\w")
 
 
-def _repo_pairs(text: str) -> list[tuple[Any, Any]]:
-    """The repository's ``extract_text_edge``: every form scanned over the whole text, in form order; two
-    numbers give an int edge, otherwise the two word characters give a named edge."""
+def _repo_pairs(text: str, words_unless_two: bool = False) -> list[tuple[Any, Any]]:
+    """The repository's ``extract_text_edge``: every form scanned over the whole text, in form order. Its
+    modification (and 3-core) copy reads two numbers as an int edge and anything else as the two word
+    characters (``words_unless_two``); its translation (and frequent-subgraph) copy reads any number as an int
+    edge, so a ``(1, a)`` match raises there."""
     edges: list[tuple[Any, Any]] = []
     for form in _REPO_PAIR_FORMS:
         for found in form.findall(text):
             numbers = _DIGITS.findall(found)
-            if len(numbers) == 2:
-                pair = _ints(numbers)
-                if pair is not None:
-                    edges.append(pair)
+            if len(numbers) == 2 or (numbers and not words_unless_two):
+                if len(numbers) < 2:
+                    raise RepoCrash(f"extract_text_edge reads {found!r} as an edge with one number (IndexError)")
+                edges.append(_repo_ints(numbers[:2]))
             else:
                 chars = _WORD_CHAR.findall(found)
                 edges.append((chars[0], chars[1]))
+    return edges
+
+
+_REPO_ADJACENCY_FORMS = (re.compile(r"Node \#\d+: \[[\d, ]+\]"), re.compile(r"- \*\*Node [\d]:\*\* [\d, ]+"))
+
+
+def _repo_adjacency(text: str) -> list[tuple[int, int]]:
+    """The repository's ``extract_text_node`` (translation answers in A.L. form): ``Node #v: [a, b]`` lines,
+    else ``- **Node v:** a, b`` lines (a one-digit v); each gives the edges (v, a), (v, b)."""
+    lines = _REPO_ADJACENCY_FORMS[0].findall(text) or _REPO_ADJACENCY_FORMS[1].findall(text)
+    edges = []
+    for line in lines:
+        head, *neighbours = _repo_ints(_DIGITS.findall(line))
+        edges.extend((head, n) for n in neighbours)
     return edges
 
 
@@ -127,13 +167,26 @@ def _repo_last_group(text: str) -> str:
     return groups[-1] if groups else text
 
 
-def _repo_translation(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
-    edges = _repo_pairs(text)
+def _repo_translation(item: Item, text: str, fmt: str | None = None, **_: Any) -> tuple[Any, bool]:
+    """A.L. answers through the node-list reader, E.L. answers through the edge reader, as the repository's
+    translation eval picks by the requested format."""
+    if fmt not in ("AL", "EL"):
+        raise ValueError(f"parsing a translation answer for {item['item_id']} needs fmt='AL' or 'EL'")
+    edges = _repo_adjacency(text) if fmt == "AL" else _repo_pairs(text)
     return edges, not edges
 
 
 def _repo_modification(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
-    edges = _repo_pairs(_repo_last_group(text))
+    """The edges of the last bracketed group; without one, of the whole text, where the repository catches
+    any error (the answer then fails)."""
+    groups = _REPO_GROUP.findall(text)
+    if groups:
+        edges = _repo_pairs(groups[-1], words_unless_two=True)
+    else:
+        try:
+            edges = _repo_pairs(text, words_unless_two=True)
+        except RepoCrash:
+            edges = []
     return edges, not edges and not _EMPTY_LIST.search(text)
 
 
@@ -150,19 +203,38 @@ def _repo_tuple_regex(k: int, house_bug: bool) -> re.Pattern[str]:
 
 
 _REPO_TUPLES = {(k, bug): _repo_tuple_regex(k, bug) for k in (3, 4, 5) for bug in (False, True) if k == 5 or not bug}
-# The repository's sentence regexes; ``(?<!\d)`` only skips match attempts inside a digit run (they would
-# find what the attempt at the run's start finds) and keeps long digit runs from costing quadratic time.
-_REPO_BOLD = [
-    re.compile(p, re.DOTALL)
-    for p in (
-        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this set has \d+ edges, (a (\w+)|not a (\w+))\.",
-        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?this forms (a (\w+)|not a (\w+))",
-        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*.*?(a (\w+)|not a (\w+))",
-        r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*.*?this forms a complete graph "
-        r"\(\d+ edges\), (a (\w+)|not a (\w+))\.",
-        r"nodes\s([\d,\s]+) forms (a (\w+)|not a (\w+)):",
+# The repository's sentence regexes (matched on the lowered text), each ``head.*?tail`` under DOTALL or
+# (the last) a plain regex. ``head.*?tail`` is matched as a head, then the first tail after it: the same
+# matches as the regex, in linear time where the regex scans to the end once per head without a tail (an
+# 88 KB answer took it 24 s). ``(?<!\d)`` only skips attempts inside a digit run, which find what the attempt
+# at the run's start finds, and keeps a long digit run from costing quadratic time.
+_STATUS = r"(a (\w+)|not a (\w+))"
+_REPO_BOLD_LAZY = [
+    (re.compile(head), re.compile(tail))
+    for head, tail in (
+        (r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*", r"this set has \d+ edges, " + _STATUS + r"\."),
+        (r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*", r"this forms " + _STATUS),
+        (r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*", _STATUS),
+        (
+            r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*",
+            r"this forms a complete graph \(\d+ edges\), " + _STATUS + r"\.",
+        ),
     )
 ]
+_REPO_BOLD_PLAIN = re.compile(r"nodes\s([\d,\s]+) forms " + _STATUS + ":")
+
+
+def lazy_matches(head: re.Pattern[str], tail: re.Pattern[str], text: str) -> Iterable[tuple[str, str]]:
+    """``(head group 1, tail group 1)`` of every match of ``head + '.*?' + tail`` (DOTALL) in ``text``, in the
+    order ``finditer`` gives them, in linear time: a match is the first head from the current position and
+    the first tail after that head, and once a head has no tail after it no later head has one either."""
+    position = 0
+    while (start := head.search(text, position)) is not None:
+        end = tail.search(text, start.end())
+        if end is None:
+            return
+        yield start.group(1), end.group(1)
+        position = end.end()
 
 
 def _repo_line_tuples(text: str, k: int) -> list[tuple[int, ...]]:
@@ -174,23 +246,21 @@ def _repo_line_tuples(text: str, k: int) -> list[tuple[int, ...]]:
         if "no " in line or "n't" in line or "not " in line:
             continue
         if "connected" in line or "form a pattern" in line:
-            numbers = _ints(_DIGITS.findall(line)[1 : k + 1])
-            if numbers is not None:
-                found.append(numbers)
+            found.append(_repo_ints(_DIGITS.findall(line)[1 : k + 1]))
     return found
 
 
 def _repo_bold_tuples(text: str) -> list[tuple[int, ...]]:
-    """Fallback 2: "**nodes a, b, c** ... a X" sentences, unless the verdict holds "no" or "n't"."""
-    found = []
+    """Fallback 2: "**nodes a, b, c** ... a X" sentences, unless the verdict holds "no" or "n't"; the node
+    list is split at commas and each piece read by ``int()`` before the verdict is looked at."""
     lowered = text.lower()
-    for regex in _REPO_BOLD:
-        for match in regex.finditer(lowered):
-            status = match.group(2)
-            pieces = [piece.strip() for piece in match.group(1).split(",")]
-            numbers = _ints(pieces) if all(p.isdecimal() for p in pieces) else None
-            if numbers is not None and "no" not in status and "n't" not in status:
-                found.append(numbers)
+    matches = [pair for head, tail in _REPO_BOLD_LAZY for pair in lazy_matches(head, tail, lowered)]
+    matches += [(m.group(1), m.group(2)) for m in _REPO_BOLD_PLAIN.finditer(lowered)]
+    found = []
+    for nodes, status in matches:
+        numbers = _repo_ints(piece.strip() for piece in nodes.split(","))
+        if "no" not in status and "n't" not in status:
+            found.append(numbers)
     return found
 
 
@@ -203,7 +273,7 @@ def _repo_detection(
     found = regex.findall(groups[-1]) if groups else []
     if not found:
         found = regex.findall(text)
-    tuples = [t for t in (_ints(numbers) for numbers in found) if t is not None]
+    tuples = [_repo_ints(numbers) for numbers in found]
     if not found:
         tuples = _repo_line_tuples(text, k) or _repo_bold_tuples(text)
     value = sorted({tuple(sorted(t)) for t in tuples})
@@ -270,14 +340,19 @@ def _repo_isomorphism(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
         matches += _REPO_BOXED_PAIR.findall(text)
     mapping: dict[int, int] = {}
     for groups in matches:
-        numbers = [
-            int(g)
-            for g in (groups if isinstance(groups, tuple) else (groups,))
-            if g.isdecimal() and len(g) <= MAX_DIGITS
-        ]
-        if len(numbers) >= 2:
-            mapping[numbers[0]] = numbers[1]
+        numbers = [n for n in map(_int_or_none, groups if isinstance(groups, tuple) else (groups,)) if n is not None]
+        if len(numbers) < 2:
+            raise RepoCrash(f"a mapping match {groups!r} holds fewer than two numbers (IndexError)")
+        mapping[numbers[0]] = numbers[1]
     return mapping, not mapping
+
+
+def _int_or_none(text: str) -> int | None:
+    """``int()`` inside the mapping reader's ``try: ... except: pass``."""
+    try:
+        return int(text)
+    except ValueError:
+        return None
 
 
 # ---- repo: 3-core, frequent, discriminative, classification, real world --------------------------------
@@ -287,11 +362,9 @@ _PARENTHESISED = re.compile(r"\([^\)]*\)")
 def _repo_kcore(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     groups = _REPO_GROUP.findall(text)
     if groups:
-        nodes = [n for n in map(_int, _DIGITS.findall(groups[0])) if n is not None]
+        nodes = [_repo_int(n) for n in _DIGITS.findall(groups[0])]
     else:
-        nodes = sorted(
-            {n for group in _PARENTHESISED.findall(text) for n in map(_int, _DIGITS.findall(group)) if n is not None}
-        )
+        nodes = sorted({_repo_int(n) for group in _PARENTHESISED.findall(text) for n in _DIGITS.findall(group)})
     return nodes, not nodes and not _EMPTY_LIST.search(text)
 
 
@@ -301,11 +374,16 @@ _REPO_PATTERN_LIST = re.compile(r"\[\s*(?:\(\s*(?:node\s+)?\d+\s*,\s*(?:node\s+)
 
 
 def repo_isomorphic(g1: nx.Graph, g2: nx.Graph) -> bool:
-    """The repository's ``graph_iso_check``: equal edge counts, then an undirected matcher (networkx >= 3
-    refuses one on digraphs, so digraphs are compared through their undirected shadows)."""
+    """The repository's ``graph_iso_check``: equal edge counts (its degree pre-check compares each graph with
+    itself), then networkx's ``GraphMatcher``. On digraphs that matcher (networkx <= 3.4, which the authors
+    ran; later versions refuse it) walks successor lists and compares edge counts in both directions, so it
+    tells direction apart; this uses the direction-aware ``DiGraphMatcher`` there. The two can differ only
+    when a one-way edge runs from an earlier-matched node to a later one, which the old matcher left
+    unchecked (documented departure)."""
     if g1.number_of_edges() != g2.number_of_edges():
         return False
-    return isomorphism.GraphMatcher(g1.to_undirected(as_view=True), g2.to_undirected(as_view=True)).is_isomorphic()
+    matcher = isomorphism.DiGraphMatcher if g1.is_directed() else isomorphism.GraphMatcher
+    return matcher(g1, g2).is_isomorphic()
 
 
 def _repo_frequent(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
@@ -329,7 +407,7 @@ def _repo_discriminative(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     """Edges of the last group; the repository's ``clean()`` keeps only edges listed exactly once."""
     region = _repo_last_group(text)
     found = _REPO_PLAIN_PAIR.findall(region) + _REPO_NODE_PAIR.findall(region)
-    edges = [pair for pair in (_ints(_DIGITS.findall(f)) for f in found) if pair is not None]
+    edges = [_repo_ints(_DIGITS.findall(f)) for f in found]
     counts = Counter(edges)
     once = [e for e in counts if counts[e] == 1]
     return once, not once and not _EMPTY_LIST.search(text)
@@ -423,15 +501,34 @@ def _top_level_lists(text: str) -> list[str]:
     return contents
 
 
+_NONE_WORDS = (
+    r"(?:occurrences?|instances?|patterns?|motifs?|subgraphs?|cores?|nodes?|matches|triangles?|squares?|diamonds?"
+    r"|houses?|loops?|cycles?|structures?)"
+)
+_NONE_AFTER_PHRASE = re.compile(r"[\s:*\-]*(?:none\b|nothing\b|empty\b|no\s+" + _NONE_WORDS + r"\b)", _FLAGS)
+_SAYS_NONE = re.compile(
+    r"\b(?:there\s+(?:is|are)\s+no|contains?\s+no|ha(?:s|ve)\s+no|no)\s+(?:[\w-]+\s+){0,3}?" + _NONE_WORDS + r"\b"
+    r"|\b(?:is|are)\s+empty\b|\bdoes\s+not\s+contain\b",
+    _FLAGS,
+)
+
+
 def _answer_region(text: str, phrase: str, has_items: Callable[[str], bool]) -> str | None:
-    """The first list after the last answer phrase; else the last top-level list holding answer items."""
+    """The answer's list: after the last answer phrase, an explicit "none" (the empty region ``""``) or the
+    first list; else the last top-level list holding answer items; else, if the text states there is
+    nothing ("there are no 3-core subgraphs"), the empty region; else ``None`` (nothing to read)."""
     matches = list(re.finditer(phrase, text, _FLAGS))
     if matches:
-        after = _top_level_lists(text[matches[-1].end() :])
-        if after:
-            return after[0]
+        after = text[matches[-1].end() :]
+        if _NONE_AFTER_PHRASE.match(after):
+            return ""
+        listed = _top_level_lists(after)
+        if listed:
+            return listed[0]
     holding = [content for content in _top_level_lists(text) if has_items(content)]
-    return holding[-1] if holding else None
+    if holding:
+        return holding[-1]
+    return "" if _SAYS_NONE.search(text) else None
 
 
 def _region_items(region: str | None, read: Callable[[str], list[Any]]) -> tuple[list[Any], bool]:
@@ -622,12 +719,23 @@ _PARSERS: dict[str, dict[str, Callable[..., tuple[Any, bool]]]] = {
 }
 
 
+_CRASHED: dict[str, Any] = {"isomorphism": {}, "frequent": {"keyword": False, "patterns": []}, "molecule": None}
+
+
 def parse_answer(
-    item: Item, text: str, mode: str = "repo", *, pattern: str | None = None, emulate_house_bug: bool = True
+    item: Item,
+    text: str,
+    mode: str = "repo",
+    *,
+    pattern: str | None = None,
+    fmt: str | None = None,
+    emulate_house_bug: bool = True,
 ) -> Parsed:
     """Parse a model's answer to ``item``'s prompt (``pattern``: the detected motif of a detection prompt;
-    ``emulate_house_bug``: repo mode's unreadable 5-tuples). Never raises on the text; a non-string answer
-    reads as the empty string. Unknown modes, tasks or patterns are errors of the caller."""
+    ``fmt``: the graph format the prompt asked for, which picks the repository's translation reader;
+    ``emulate_house_bug``: repo mode's unreadable 5-tuples). Never raises on the text: where the authors'
+    code raises, the parse carries ``error``. A non-string answer reads as the empty string. Unknown modes,
+    tasks or patterns are errors of the caller."""
     if mode not in _PARSERS:
         raise ValueError(f"unknown parsing mode {mode!r}; modes are {', '.join(MODES)}")
     parser = _PARSERS[mode].get(item["task"])
@@ -636,5 +744,8 @@ def parse_answer(
     if item["task"] == "detection":
         _pattern_size(item, pattern)
     text = text if isinstance(text, str) else ""
-    value, unparsed = parser(item, text, pattern=pattern, emulate_house_bug=emulate_house_bug)
+    try:
+        value, unparsed = parser(item, text, pattern=pattern, fmt=fmt, emulate_house_bug=emulate_house_bug)
+    except RepoCrash as crash:
+        return Parsed(item["task"], mode, _CRASHED.get(item["task"], []), True, not text, str(crash))
     return Parsed(item["task"], mode, value, unparsed, not text)

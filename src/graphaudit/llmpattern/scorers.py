@@ -3,32 +3,46 @@ and the aggregation into the tables' cells.
 
 ``repo`` keeps the authors' metrics and quirks:
 
-* T1 ACC: exactly one induced occurrence in the parsed graph (node count and isolated nodes unchecked);
-  only non-empty responses count; DIV over all counted outputs, ordered pairs, the repository's isomorphism
-  check (edge count, then an undirected matcher).
+* T1 ACC: exactly one induced occurrence in the parsed graph (A.L. answers read by the node-list reader, E.L.
+  answers by the edge reader; node count and isolated nodes unchecked); only non-empty responses count; DIV
+  over all counted outputs, ordered pairs, the repository's isomorphism check (edge count, then a matcher that
+  tells direction apart on digraphs).
 * T2/T5: success iff the output graph holds an induced target; nothing checks that it is an edit of the input
-  (the symmetric difference, direction ignored, is reported as ``edits``).
+  (``edits`` reports the repository's count: input edges with neither orientation in the output plus output
+  edges with neither orientation in the input, so each direction of a reciprocal pair counts).
 * T3/T6: per-graph P and R (empty vs empty = (1, 1), one side empty = (0, 0)); F1 = 2 P̄ R̄ / (P̄ + R̄).
 * T4: the relabelled G1 equals G2 (partial maps allowed).
 * T7: node precision, and an empty answer scores 0 even when the true 3-core is empty.
 * T8: the keyword shortcut scores a whole response 1; otherwise each extracted pattern (isomorphic
-  duplicates merged) scores 1 iff it has fewer than 8 nodes and occurs induced in more than 60% of the turn's
-  graphs; all pattern scores of a cell are pooled; responses without either contribute nothing (a cell without
-  any scores 0).
+  duplicates merged, direction-aware) scores 1 iff it has fewer than 8 nodes and occurs induced in more than
+  60% of the turn's graphs; all pattern scores of a cell are pooled; responses without either contribute
+  nothing (a cell without any scores 0).
 * T9: D.P. over responses with a parsed pattern, a pattern being discriminative iff it has at most 10 edges,
   occurs in more than 90% of the gold graphs and not in more than 90% of the others; ACC with every
   answer lacking "it should be in type 1" read as Type 2.
 * T10/T11: answers without a readable verdict or type are left out of the denominator.
+* Where the authors' code raises on an answer (an ``int()`` of a number past Python's digit limit, an edge
+  match with one number, a mapping match with fewer than two), the answer is a ``repo_error``: counted in
+  ``n_repo_error`` and left out of every metric, since their run would have stopped there.
 
-``clean`` counts every response and scores an unparsed one as a failure (0; for T10 the wrong verdict), and
-fixes the bugs: T1 also reports ``strict`` ACC (20 nodes, no self-loops) and DIV over the correct outputs with
-a direction-aware isomorphism test; T2/T5 can require at most ``max_edits`` changed edges (direction-aware);
-T4 needs a bijection; T7 reports P, R, F1 and Jaccard with empty vs empty = 1; T8 checks every pattern
-structurally and averages per turn (Algorithm 2); T9 uses the paper's 90/10 filter.
+``clean`` is the contract below; each line is a rule with a test in ``tests/llmpattern``:
+
+* every response counts; an unparsed one scores as a failure (0; for T10 the wrong verdict);
+* an explicit "none" (after the answer phrase, or a text stating there is nothing, with no list) is an empty
+  answer, not an unparsed one, so a correct "none" scores as empty vs empty;
+* T1 also reports ``strict`` ACC (20 nodes, no self-loops) and DIV over the correct outputs only;
+* T2/T5 succeed only if the answer changes at most :func:`edit_limit` edges of the input (direction-aware):
+  the target's node pairs, enough to build any induced target, so an answer ignoring the input fails;
+* T3/T6 read tuples of any width (a normal house 5-tuple);
+* T4 needs a bijection G1 -> G2 that preserves every edge;
+* T7 reports P, R, F1 and Jaccard with empty vs empty = 1;
+* T8 checks every pattern structurally, needs at least the planted pattern's node count (a single edge is
+  not a pattern) and support above 60%, and averages per turn (Algorithm 2);
+* T9 uses the paper's 90/10 filter.
 
 Per-item scores are JSON-ready dicts; :func:`aggregate` groups them (by :data:`GROUP_KEYS`) into one row per
-table cell with the headline ``metric`` and ``value``, the other metrics of the task, ``n``, ``n_counted``
-and ``n_unparsed``. Undefined metrics (nothing counted) are ``None``.
+table cell with the headline ``metric`` and ``value``, the other metrics of the task, ``n``, ``n_counted``,
+``n_unparsed`` and ``n_repo_error``. Undefined metrics (nothing counted) are ``None``.
 """
 
 from __future__ import annotations
@@ -56,7 +70,16 @@ from graphaudit.llmpattern.solvers import (
     verify_mapping,
 )
 
-__all__ = ["GROUP_KEYS", "HEADLINE", "aggregate", "diversity", "score_answer", "score_parsed", "unique_patterns"]
+__all__ = [
+    "GROUP_KEYS",
+    "HEADLINE",
+    "aggregate",
+    "diversity",
+    "edit_limit",
+    "score_answer",
+    "score_parsed",
+    "unique_patterns",
+]
 
 GROUP_KEYS: tuple[str, ...] = (
     "task",
@@ -157,23 +180,42 @@ def _translation(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str,
     return score
 
 
-def _edit_keys(edges: Iterable[Sequence[Any]], directed: bool) -> set[Any]:
-    return {tuple(e) if directed else frozenset(e) for e in edges}
-
-
 def _edits(before: Sequence[Sequence[Any]], after: Sequence[Sequence[Any]], directed: bool) -> int:
-    """Changed edges: the symmetric difference of the edge sets (repo: direction ignored)."""
-    return len(_edit_keys(before, directed) ^ _edit_keys(after, directed))
+    """Changed edges, direction-aware: the symmetric difference of the edge sets (ordered pairs when directed)."""
+    keys = tuple if directed else frozenset
+    return len({keys(e) for e in before} ^ {keys(e) for e in after})
 
 
-def _modification(item: Item, parsed: Parsed, clean: bool, max_edits: int | None = None, **_: Any) -> dict[str, Any]:
-    directed = item["directed"]
-    edges = parsed.value
-    success = bool(edges) and has_occurrence(_record(edges, directed), item["truth"]["target"])
-    edits = _edits(graph_edges(item["graph"]), edges, directed and clean)
-    if clean and max_edits is not None:
-        success = success and edits <= max_edits
-    return {"success": int(success), "edits": edits, "counted": True}
+def _repo_edits(before: Sequence[Sequence[Any]], after: Sequence[Sequence[Any]], directed: bool) -> int:
+    """The repository's ``modified_edges``: the input edges with neither orientation in the output, plus the
+    output edges with neither orientation in the input, each over the graph's own edge set (so each
+    direction of a reciprocal pair counts)."""
+    old, new = (_nx_graph(edges, directed) for edges in (before, after))
+
+    def missing(edges: nx.Graph, other: nx.Graph) -> int:
+        return sum(not other.has_edge(u, v) and not other.has_edge(v, u) for u, v in edges.edges())
+
+    return missing(old, new) + missing(new, old)
+
+
+def edit_limit(target: str) -> int:
+    """Clean mode's bound on changed edges for a modification answer: the node pairs of the target pattern
+    (ordered pairs when directed). Setting every pair among k chosen nodes creates an induced target, so no
+    answer to "the number of modified edges should be as less as possible" needs more; an answer that drops
+    the input graph does."""
+    pattern = get_pattern(target)
+    k = pattern.num_nodes
+    return k * (k - 1) // (1 if pattern.directed else 2)
+
+
+def _modification(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+    directed, target = item["directed"], item["truth"]["target"]
+    edges, before = parsed.value, graph_edges(item["graph"])
+    found = bool(edges) and has_occurrence(_record(edges, directed), target)
+    if not clean:
+        return {"success": int(found), "edits": _repo_edits(before, edges, directed), "counted": True}
+    edits = _edits(before, edges, directed)
+    return {"success": int(found and edits <= edit_limit(target)), "edits": edits, "counted": True}
 
 
 def _precision_recall(pred: set[Any], truth: set[Any]) -> tuple[float, float]:
@@ -230,7 +272,11 @@ def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, An
         ]
         return {"pattern_scores": scores, "counted": not parsed.unparsed}
     patterns = unique_patterns(parsed.value["patterns"], directed)
-    scores = [int(_share(p, graphs, directed) > FREQUENT_THRESHOLD) for p in patterns]
+    size = get_pattern(item["truth"]["pattern"]).num_nodes
+    scores = [
+        int(len({x for e in p for x in e}) >= size and _share(p, graphs, directed) > FREQUENT_THRESHOLD)
+        for p in patterns
+    ]
     return {"pattern_scores": scores, "accuracy": sum(scores) / len(scores) if scores else 0.0, "counted": True}
 
 
@@ -322,18 +368,19 @@ def score_parsed(
     description: str | None = None,
     pattern: str | None = None,
     gold_set: str | None = None,
-    max_edits: int | None = None,
     labels: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One item's score record in the parse's mode. ``labels`` (fmt, style, responder, ...) are copied in for
-    :func:`aggregate`; they may not overwrite the score's own keys."""
+    :func:`aggregate`; they may not overwrite the score's own keys. A parse on which the authors' code
+    raises scores as the task's failure with ``repo_error`` set and ``counted`` false: :func:`aggregate`
+    counts it apart and leaves it out of every metric."""
     if parsed.task != item["task"]:
         raise ValueError(f"a {parsed.task} answer cannot score {item['item_id']}")
     if item["task"] == "detection" and pattern is None:
         raise ValueError(f"scoring a detection answer for {item['item_id']} needs pattern=")
-    scores = _ITEM_SCORERS[item["task"]](
-        item, parsed, parsed.mode == "clean", pattern=pattern, gold_set=gold_set, max_edits=max_edits
-    )
+    scores = _ITEM_SCORERS[item["task"]](item, parsed, parsed.mode == "clean", pattern=pattern, gold_set=gold_set)
+    if parsed.error is not None:
+        scores = {**scores, "counted": False}
     record = {
         "item_id": item["item_id"],
         "task": task_code(item, description),
@@ -344,6 +391,7 @@ def score_parsed(
         "description": effective_description(item, description),
         "mode": parsed.mode,
         "unparsed": parsed.unparsed,
+        "repo_error": parsed.error,
         **scores,
     }
     clash = set(labels or {}) & set(record)
@@ -360,15 +408,14 @@ def score_answer(
     description: str | None = None,
     pattern: str | None = None,
     gold_set: str | None = None,
+    fmt: str | None = None,
     emulate_house_bug: bool = True,
-    max_edits: int | None = None,
     labels: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Parse ``text`` in ``mode`` and score it (:func:`parse_answer` then :func:`score_parsed`)."""
-    parsed = parse_answer(item, text, mode, pattern=pattern, emulate_house_bug=emulate_house_bug)
-    return score_parsed(
-        item, parsed, description=description, pattern=pattern, gold_set=gold_set, max_edits=max_edits, labels=labels
-    )
+    """Parse ``text`` in ``mode`` and score it (:func:`parse_answer` then :func:`score_parsed`); ``fmt`` is the
+    graph format the prompt asked for (the repository reads translation answers by it)."""
+    parsed = parse_answer(item, text, mode, pattern=pattern, fmt=fmt, emulate_house_bug=emulate_house_bug)
+    return score_parsed(item, parsed, description=description, pattern=pattern, gold_set=gold_set, labels=labels)
 
 
 # ---- aggregation -------------------------------------------------------------------------------------
@@ -380,17 +427,17 @@ def _degrees(graph: nx.Graph) -> tuple[int, ...]:
     return tuple(sorted(d for _, d in graph.degree()))
 
 
-def diversity(graphs: Sequence[nx.Graph], mode: str) -> float:
-    """DIV = share of pairs of outputs that are not isomorphic (0 below two outputs). ``repo``: the
-    repository's check (edge count, undirected matcher); ``clean``: direction-aware isomorphism. The
-    share over ordered pairs equals the share over unordered ones, so each pair is tested once."""
+def diversity(graphs: Sequence[nx.Graph]) -> float:
+    """DIV = share of pairs of outputs that are not isomorphic (0 below two outputs), by the repository's
+    check (:func:`repo_isomorphic`, direction-aware on digraphs). The modes differ in which outputs they pool,
+    not in the check. The share over ordered pairs equals the share over unordered ones, so each pair is
+    tested once."""
     if len(graphs) < 2:
         return 0.0
-    same = repo_isomorphic if mode == "repo" else nx.is_isomorphic
-    shadows = [g.to_undirected(as_view=True) if mode == "repo" else g for g in graphs]
-    keys = [(g.number_of_edges(), _degrees(s)) for g, s in zip(graphs, shadows)]  # quick necessary conditions
+    keys = [(g.number_of_edges(), _degrees(g)) for g in graphs]  # quick necessary conditions
     different = sum(
-        keys[i] != keys[j] or not same(graphs[i], graphs[j]) for i, j in itertools.combinations(range(len(graphs)), 2)
+        keys[i] != keys[j] or not repo_isomorphic(graphs[i], graphs[j])
+        for i, j in itertools.combinations(range(len(graphs)), 2)
     )
     return different / (len(graphs) * (len(graphs) - 1) / 2)
 
@@ -400,7 +447,7 @@ def _translation_metrics(rows: Sequence[dict[str, Any]], mode: str) -> dict[str,
     pool = counted if mode == "repo" else [r for r in counted if r["correct"]]
     metrics = {
         "acc": _mean([r["correct"] for r in counted]),
-        "div": diversity([_nx_graph(r["edges"], r["directed"]) for r in pool], mode),
+        "div": diversity([_nx_graph(r["edges"], r["directed"]) for r in pool]),
     }
     if mode == "clean":
         metrics["strict_acc"] = _mean([r["strict"] for r in counted])
@@ -464,7 +511,8 @@ _METRICS: dict[tuple[str, str | None], Callable[[Sequence[dict[str, Any]], str],
 
 def aggregate(scores: Iterable[Mapping[str, Any]], keys: Sequence[str] = GROUP_KEYS) -> list[dict[str, Any]]:
     """One row per group of item scores (groups in order of first appearance): the group keys, ``metric``
-    (the table's headline) and ``value``, every metric of the task, ``n``, ``n_counted``, ``n_unparsed``.
+    (the table's headline) and ``value``, every metric of the task, ``n``, ``n_counted``, ``n_unparsed`` and
+    ``n_repo_error`` (answers the authors' code raises on, left out of the metrics).
     A group must hold one task, stage and mode (keep those in ``keys``)."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for score in scores:
@@ -477,7 +525,8 @@ def aggregate(scores: Iterable[Mapping[str, Any]], keys: Sequence[str] = GROUP_K
         task, stage, mode = kinds.pop()
         if mode not in MODES:
             raise ValueError(f"unknown scoring mode {mode!r}")
-        metrics = _METRICS[(task, stage)](group, mode)
+        scored = [s for s in group if not s.get("repo_error")]
+        metrics = _METRICS[(task, stage)](scored, mode)
         headline = HEADLINE[(task, stage)]
         rows.append(
             {
@@ -488,6 +537,7 @@ def aggregate(scores: Iterable[Mapping[str, Any]], keys: Sequence[str] = GROUP_K
                 "n": len(group),
                 "n_counted": sum(bool(s["counted"]) for s in group),
                 "n_unparsed": sum(bool(s["unparsed"]) for s in group),
+                "n_repo_error": len(group) - len(scored),
             }
         )
     return rows

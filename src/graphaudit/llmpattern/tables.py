@@ -60,7 +60,6 @@ LABEL_COLUMNS = [c for c in TABLE_COLUMNS if c not in ("value", "n", "n_unparsed
 tables a table reads."""
 # Why the exact answer scores below 1 under the authors' scoring (spec 4.9, pitfalls 4 and 6).
 REPO_CAPS = {
-    "T1": "the repository's translation parser reads edge tuples only, so an adjacency-list answer is unparsed",
     "T3": "the repository's 5-tuple regex needs ',,' before the fifth number, so house answers are unreadable "
     "and only graphs without a house score",
     "T6": "the repository's 5-tuple regex needs ',,' before the fifth number, so house answers are unreadable "

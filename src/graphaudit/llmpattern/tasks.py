@@ -216,6 +216,7 @@ def _answer_and_score(
                 description=options.get("description"),
                 pattern=options.get("pattern"),
                 gold_set=options.get("gold_set"),
+                fmt=options["fmt"],
                 labels=labels,
             )
             scores.append({**score, "response_text": response.text if mode == "repo" else None})
