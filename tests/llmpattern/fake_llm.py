@@ -1,26 +1,28 @@
-"""A fake OpenAI-compatible chat-completions server on 127.0.0.1 for the responder tests: it answers from a script
-of (status, body, headers, delay_s), then with successes that echo the prompt, and records every request (path,
-headers, JSON body, arrival time)."""
+"""A fake OpenAI-compatible chat-completions server on 127.0.0.1 for the responder and backend tests."""
 
 from __future__ import annotations
 
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 KEY_ENV = "GRAPHAUDIT_TEST_LLM_KEY"
 KEY = "sk-test-Very-Secret-0123456789"
+Scripted = tuple[int, object, dict[str, str], float]
+"""One answer: HTTP status, body (JSON value, text, bytes or a function of the request headers), headers, delay."""
 
 
 class FakeServer:
     """Answers POST /v1/chat/completions from a script of (status, body, headers, delay_s), then with
-    successes that echo the prompt; records every request's path, headers, JSON body and arrival time
-    (``time.monotonic``). A body may be a function of the request headers."""
+    ``answer(request body)`` (by default a success that echoes the prompt); records every request's path,
+    headers, JSON body and arrival time (``time.monotonic``). A body may be a function of the request headers."""
 
     def __init__(self) -> None:
-        self.script: list[tuple[int, object, dict[str, str], float]] = []
+        self.script: list[Scripted] = []
         self.requests: list[dict] = []
+        self.answer: Callable[[dict], Scripted] = lambda body: (200, completion(body), {}, 0.0)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
@@ -33,9 +35,7 @@ class FakeServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 arrival = time.monotonic()
                 server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "at": arrival})
-                status, payload, headers, delay = (
-                    server.script.pop(0) if server.script else (200, completion(body), {}, 0.0)
-                )
+                status, payload, headers, delay = server.script.pop(0) if server.script else server.answer(body)
                 time.sleep(delay)
                 data = encode(payload(self.headers) if callable(payload) else payload)
                 try:
