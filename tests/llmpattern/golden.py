@@ -39,6 +39,7 @@ SECTION = load_settings(
         "formats": ["AL", "EL"],
         "responders": ["oracle", "baseline:empty", "baseline:positional", "baseline:degree_ge3"],
         "model": {},
+        "models": {},
         "paper_values": "config/llmpattern/paper_values.yaml",
     },
 )

@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from graphaudit.llmpattern.cache import ENTRY_FIELDS, ResponseCache, prompt_hash, response_key
+from graphaudit.llmpattern.cache import (
+    ENTRY_FIELDS,
+    OUTCOME_FIELDS,
+    ResponseCache,
+    outcome_of,
+    prompt_hash,
+    response_key,
+)
 
 SETTINGS = {"model": "m", "temperature": 0.0, "max_tokens": 64}
 
@@ -52,7 +59,8 @@ def test_round_trip(tmp_path) -> None:
     assert reopened.get("0" * 64) is None
     lines = path.read_bytes().split(b"\n")
     assert lines[-1] == b"" and len(lines) == 5 and all(line.isascii() for line in lines)
-    assert sorted(json.loads(lines[0])) == sorted(ENTRY_FIELDS)
+    assert sorted(json.loads(lines[0])) == sorted(ENTRY_FIELDS + OUTCOME_FIELDS)
+    assert (entry["outcome"], entry["finish_reason"], entry["error"]) == ("ok", None, None)
 
 
 def test_resume_after_torn_tail(tmp_path) -> None:
@@ -97,3 +105,68 @@ def test_secret_fields_never_stored(tmp_path, field: str) -> None:
             meta=leaky if field == "meta" else None,
         )
     assert not (tmp_path / "cache.jsonl").exists()
+
+
+def test_outcome_of_a_finish_reason() -> None:
+    assert [outcome_of(reason) for reason in ("stop", None, "length", "content_filter", "refusal", "tool_calls")] == [
+        "ok",
+        "ok",
+        "truncated",
+        "content_filter",
+        "refusal",
+        "ok",
+    ]
+    assert outcome_of("stop", refused=True) == "refusal"
+
+
+def test_an_error_entry_is_superseded_and_other_outcomes_are_kept(tmp_path) -> None:
+    path = tmp_path / "cache.jsonl"
+    cache = ResponseCache(path)
+    failed = cache.add(responder="r", settings=SETTINGS, prompt="p", response="", outcome="error", error="HTTP 400")
+    cut = cache.add(
+        responder="r", settings=SETTINGS, prompt="q", response="[1, 2", outcome="truncated", finish_reason="length"
+    )
+    assert (failed["outcome"], failed["error"], cut["finish_reason"]) == ("error", "HTTP 400", "length")
+    assert ResponseCache(path).get(failed["key"])["outcome"] == "error"  # a failure is recorded ...
+    answered = cache.add(responder="r", settings=SETTINGS, prompt="p", response="[1]", finish_reason="stop")
+    assert cache.get(failed["key"]) == answered  # ... and the next answer supersedes it, in memory and on disk
+    reopened = ResponseCache(path)
+    assert len(reopened) == 2 and reopened.get(failed["key"]) == answered and len(path.read_text().splitlines()) == 3
+    with pytest.raises(ValueError, match="already cached"):  # only an error is ever superseded
+        cache.add(responder="r", settings=SETTINGS, prompt="q", response="[1, 2]")
+
+
+def test_an_answer_is_never_superseded_by_a_later_line(tmp_path) -> None:
+    path = tmp_path / "cache.jsonl"
+    entry = ResponseCache(path).add(responder="r", settings=SETTINGS, prompt="p", response="first")
+    with open(path, "a") as handle:  # a second line for the key, e.g. two files concatenated
+        handle.write(json.dumps({**entry, "response": "second"}) + "\n")
+    assert ResponseCache(path).get(entry["key"])["response"] == "first"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"outcome": "timeout"}, "unknown outcome 'timeout'"),
+        ({"outcome": "error"}, "an 'error' entry needs error message"),
+        ({"error": "HTTP 400"}, "an 'ok' entry takes no error message"),
+    ],
+)
+def test_outcomes_are_checked(tmp_path, options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ResponseCache(tmp_path / "cache.jsonl").add(responder="r", settings={}, prompt="p", response="", **options)
+
+
+def test_an_entry_from_before_outcomes_reads_its_finish_reason(tmp_path) -> None:
+    path = tmp_path / "old.jsonl"
+    old = {"item_id": "a", "key": "1" * 64, "meta": {"finish_reason": "length"}, "prompt_hash": "2" * 64}
+    rows = [{**old, "responder": "r", "response": "[1,", "settings": {}}, {**old, "key": "3" * 64, "meta": {}}]
+    path.write_text(
+        "".join(json.dumps({"responder": "r", "response": "", "settings": {}, **row}) + "\n" for row in rows)
+    )
+    cache = ResponseCache(path)
+    assert (cache.get("1" * 64)["outcome"], cache.get("1" * 64)["finish_reason"]) == ("truncated", "length")
+    assert (cache.get("3" * 64)["outcome"], cache.get("3" * 64)["error"]) == ("ok", None)
+    path.write_text(json.dumps({**rows[0], "outcome": "odd", "error": None, "finish_reason": None}) + "\n")
+    with pytest.raises(ValueError, match="entry 1 has the outcome 'odd'"):
+        ResponseCache(path)

@@ -4,16 +4,12 @@ OpenAI-compatible responder against a fake chat-completions server on 127.0.0.1.
 from __future__ import annotations
 
 import json
-import threading
-import time
 import traceback
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from graphaudit.llmpattern.answers import empty_answer
-from graphaudit.llmpattern.cache import ResponseCache, prompt_hash
+from graphaudit.llmpattern.cache import ResponseCache, prompt_hash, response_key
 from graphaudit.llmpattern.responders import (
     PROMPT_OPTIONS,
     BaselineResponder,
@@ -25,8 +21,11 @@ from graphaudit.llmpattern.responders import (
     ReplayResponder,
     ResponderError,
     backoff_delay,
+    check_model_options,
     make_responder,
 )
+
+from .fake_llm import KEY, KEY_ENV, FakeServer, completion
 
 
 def _batch(count: int) -> list[tuple[dict, str]]:
@@ -205,86 +204,6 @@ def test_make_responder(tmp_path) -> None:
 
 
 # ---- the OpenAI-compatible responder ----------------------------------------------------------------------
-KEY_ENV = "GRAPHAUDIT_TEST_LLM_KEY"
-KEY = "sk-test-Very-Secret-0123456789"
-
-
-class FakeServer:
-    """Answers POST /v1/chat/completions from a script of (status, body, headers, delay_s), then with
-    successes that echo the prompt; records every request's path, headers and JSON body."""
-
-    def __init__(self) -> None:
-        self.script: list[tuple[int, object, dict[str, str], float]] = []
-        self.requests: list[dict] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                status, payload, headers, delay = (
-                    server.script.pop(0) if server.script else (200, _completion(body), {}, 0.0)
-                )
-                time.sleep(delay)
-                data = _encode(payload(self.headers) if callable(payload) else payload)
-                try:
-                    self.send_response(status)
-                    for name, value in {"Content-Type": "application/json", **headers}.items():
-                        self.send_header(name, value)
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client timed out before this (deliberately late) answer
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        return Handler
-
-    def __enter__(self) -> FakeServer:
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-
-def _encode(payload: object) -> bytes:
-    if isinstance(payload, str):
-        return payload.encode()
-    return payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-
-
-def _completion(body: dict) -> dict:
-    prompt = body["messages"][-1]["content"]
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1700000000,
-        "model": body["model"],
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": f"answer to {prompt}"}, "finish_reason": "stop"}
-        ],
-        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
-    }
-
-
-@pytest.fixture
-def server(monkeypatch) -> Iterator[FakeServer]:
-    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv(KEY_ENV, KEY)
-    with FakeServer() as running:
-        yield running
-
-
 def _client(server: FakeServer, sleeps: list[float] | None = None, **options) -> OpenAICompatibleResponder:
     record = sleeps if sleeps is not None else []
     return OpenAICompatibleResponder(
@@ -320,9 +239,10 @@ def test_round_trip_and_the_key_stays_out_of_the_cache(server: FakeServer, tmp_p
         "id": "chatcmpl-1",
         "created": 1700000000,
         "model": "tiny-model",
-        "finish_reason": "stop",
         "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
     }
+    assert (responses[0].finish_reason, responses[0].outcome, responses[0].error) == ("stop", "ok", None)
+    assert responses[0].answered
     sent = server.requests[0]
     assert sent["path"] == "/v1/chat/completions" and sent["headers"]["Authorization"] == f"Bearer {KEY}"
     assert sent["body"] == {
@@ -402,12 +322,21 @@ def test_retries_a_timeout(server: FakeServer) -> None:
     assert sleeps[0] == 1.0 and len(server.requests) == len(sleeps) + 1  # a loaded machine may time out again
 
 
-@pytest.mark.parametrize(("payload", "message"), [(b"<html>", "not JSON"), ({"choices": []}, "not a chat completion")])
-def test_malformed_answers_are_errors(server: FakeServer, payload: object, message: str) -> None:
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (b"<html>", "not JSON"),
+        ({"choices": []}, "not a chat completion"),
+        ({"choices": [{"message": {"content": ["a", "list"]}}]}, "content is list, not text"),
+    ],
+)
+def test_a_malformed_answer_is_an_error_outcome_and_the_batch_goes_on(
+    server: FakeServer, tmp_path, payload: object, message: str
+) -> None:
     server.script = [(200, payload, {}, 0.0)]
-    item, prompt = _detection_batch(1)[0]
-    with pytest.raises(ResponderError, match=message):
-        _client(server).respond(prompt, item)
+    responses = _client(server).respond_all(_detection_batch(2), ResponseCache(tmp_path / "c.jsonl"))
+    assert [r.outcome for r in responses] == ["error", "ok"] and message in responses[0].error
+    assert responses[0].text == "" and not responses[0].answered and responses[1].answered
 
 
 def test_keyless_server_and_omitted_fields(server: FakeServer) -> None:
@@ -418,7 +347,8 @@ def test_keyless_server_and_omitted_fields(server: FakeServer) -> None:
         api_key_env=None,
         temperature=None,
         max_tokens=None,
-        extra_body={"max_completion_tokens": 64, "seed": 0},
+        max_completion_tokens=64,
+        extra_body={"seed": 0},
     )
     client.respond(prompt, item)
     sent = server.requests[0]
@@ -432,6 +362,10 @@ def test_keyless_server_and_omitted_fields(server: FakeServer) -> None:
     assert client.settings == {"model": "o1-mini", "max_completion_tokens": 64, "seed": 0}
     with pytest.raises(ValueError, match="extra_body may not set messages"):
         OpenAICompatibleResponder("m", extra_body={"messages": []})
+    with pytest.raises(ValueError, match=r"extra_body may not set max_completion_tokens, temperature .*as options"):
+        OpenAICompatibleResponder("m", extra_body={"temperature": 1, "max_completion_tokens": 8})
+    with pytest.raises(ValueError, match=r"set max_tokens or max_completion_tokens, not both .*set max_tokens to null"):
+        OpenAICompatibleResponder("m", max_completion_tokens=64)
     with pytest.raises(ValueError, match="base_url must start with http"):
         OpenAICompatibleResponder("m", base_url="api.openai.com/v1")
 
@@ -482,3 +416,165 @@ def test_backoff_delay() -> None:
     assert [backoff_delay(k, 0.5, 3.0) for k in range(5)] == [0.5, 1.0, 2.0, 3.0, 3.0]
     assert backoff_delay(0, 1.0, 60.0, retry_after_s=10.0) == 10.0
     assert backoff_delay(0, 1.0, 60.0, retry_after_s=600.0) == 60.0
+
+
+# ---- outcomes: non-answers are recorded and counted, never scored as answers --------------------------------
+def _fixed(finish_reason: str | None, **message: object) -> dict:
+    """A completion with a chosen finish reason and message fields, for a scripted answer."""
+    return completion({"model": "tiny-model", "messages": [{"content": "cut"}]}, finish_reason, **message)
+
+
+def test_a_non_retryable_error_is_the_prompts_outcome_and_the_set_completes(server: FakeServer, tmp_path) -> None:
+    server.script = [
+        (200, _fixed("stop"), {}, 0.0),
+        (400, lambda headers: {"error": f"context too long for {headers['Authorization']}"}, {}, 0.0),
+    ]
+    sleeps: list[float] = []
+    path = tmp_path / "c.jsonl"
+    batch = _detection_batch(3)
+    responses = _client(server, sleeps).respond_all(batch, ResponseCache(path))
+    assert [r.outcome for r in responses] == ["ok", "error", "ok"] and len(server.requests) == 3 and sleeps == []
+    failed = responses[1]
+    assert failed.text == "" and failed.finish_reason is None and not failed.cached
+    assert failed.error.startswith("openai-compatible:tiny-model: HTTP 400 from ") and "[REDACTED]" in failed.error
+    assert KEY not in path.read_text() and ResponseCache(path).get(failed.key)["outcome"] == "error"
+    again = _client(server).respond_all(batch, ResponseCache(path))  # a rerun asks again only what failed
+    assert len(server.requests) == 4 and server.requests[-1]["body"]["messages"][0]["content"] == batch[1][1]
+    assert [r.cached for r in again] == [True, False, True] and all(r.answered for r in again)
+    assert ResponseCache(path).get(failed.key)["outcome"] == "ok" and len(ResponseCache(path)) == 3
+
+
+@pytest.mark.parametrize(
+    ("payload", "outcome", "text"),
+    [
+        (_fixed("length", content="[(1, 2), (2,"), "truncated", "[(1, 2), (2,"),
+        (_fixed("content_filter", content=None), "content_filter", ""),
+        (_fixed("stop", content=None, refusal="I can't help with that."), "refusal", "I can't help with that."),
+        (_fixed("refusal", content=""), "refusal", ""),
+    ],
+)
+def test_truncation_filters_and_refusals_are_stored_as_outcomes(
+    server: FakeServer, tmp_path, payload: dict, outcome: str, text: str
+) -> None:
+    server.script = [(200, payload, {}, 0.0)]
+    path = tmp_path / "c.jsonl"
+    batch = _detection_batch(2)
+    responses = _client(server).respond_all(batch, ResponseCache(path))
+    assert (responses[0].outcome, responses[0].text, responses[0].answered) == (outcome, text, False)
+    assert responses[0].finish_reason == payload["choices"][0]["finish_reason"] and responses[1].outcome == "ok"
+    stored = ResponseCache(path).get(responses[0].key)
+    assert (stored["outcome"], stored["finish_reason"], stored["response"]) == (
+        outcome,
+        responses[0].finish_reason,
+        text,
+    )
+    again = _client(server).respond_all(batch, ResponseCache(path))
+    assert len(server.requests) == 2 and again[0].cached and again[0].outcome == outcome  # a non-answer is kept
+    replayed = ReplayResponder(path).respond_all(batch, ResponseCache(tmp_path / "r.jsonl"))
+    assert [r.outcome for r in replayed] == [outcome, "ok"]  # the cache replays with its outcomes
+
+
+def test_a_refused_key_or_a_wrong_address_stops_the_job(server: FakeServer) -> None:
+    item, prompt = _detection_batch(1)[0]
+    for status, reason in [(403, "the key is refused"), (404, "no such address or model")]:
+        server.script = [(status, {"error": "no"}, {}, 0.0)]
+        with pytest.raises(ResponderError, match=rf"HTTP {status} .*\({reason}, so every prompt would fail"):
+            _client(server).respond(prompt, item)
+
+
+def test_a_conflict_is_retried(server: FakeServer) -> None:
+    server.script = [(409, {"error": "busy"}, {}, 0.0)]
+    sleeps: list[float] = []
+    item, prompt = _detection_batch(1)[0]
+    assert _client(server, sleeps).reply(prompt, item).outcome == "ok" and sleeps == [1.0]
+
+
+def test_many_errors_in_a_row_stop_the_batch(server: FakeServer, tmp_path) -> None:
+    bad = (400, {"error": "Unsupported parameter: 'temperature'"}, {}, 0.0)
+    server.script = [bad, (200, _fixed("stop"), {}, 0.0), bad, bad]
+    path = tmp_path / "c.jsonl"
+    with pytest.raises(ResponderError, match=r"2 prompts in a row failed, the last with: .*Unsupported parameter"):
+        _client(server, max_consecutive_errors=2).respond_all(_detection_batch(5), ResponseCache(path))
+    assert len(server.requests) == 4  # an answer between two errors resets the count
+    assert [e["outcome"] for e in map(json.loads, path.read_text().splitlines())] == ["error", "ok", "error"]
+    with pytest.raises(ValueError, match="max_consecutive_errors must be at least 1"):
+        OpenAICompatibleResponder("m", max_consecutive_errors=0)
+
+
+def test_replay_rows_carry_outcomes_and_skip_failed_requests(tmp_path) -> None:
+    batch = _batch(3)
+    rows = [
+        {"prompt_hash": prompt_hash(batch[0][1]), "response": "[1, 2", "finish_reason": "length"},
+        {"prompt_hash": prompt_hash(batch[1][1]), "response": "", "outcome": "error"},
+        {"prompt_hash": prompt_hash(batch[1][1]), "response": "[3]", "outcome": "ok"},
+        {"prompt_hash": prompt_hash(batch[2][1]), "response": "", "outcome": "error"},
+    ]
+    _write_jsonl(tmp_path / "r.jsonl", rows)
+    replay = ReplayResponder(tmp_path / "r.jsonl")
+    assert replay.check(batch).missing == [batch[2][0]["item_id"]]  # a failed request is no answer
+    assert [replay.reply(p, item).outcome for item, p in batch[:2]] == ["truncated", "ok"]
+    _write_jsonl(tmp_path / "bad.jsonl", [{**rows[0], "outcome": "lost"}])
+    with pytest.raises(ReplayError, match="row 1 has the outcome 'lost'"):
+        ReplayResponder(tmp_path / "bad.jsonl")
+
+
+# ---- per-model settings ----------------------------------------------------------------------------------------
+def test_an_o1_style_model_sends_max_completion_tokens_and_no_temperature(server: FakeServer, tmp_path) -> None:
+    shared = {"base_url": server.base_url, "api_key_env": KEY_ENV, "max_tokens": 32}
+    chat = make_responder("openai-compatible:gpt-4o", shared)
+    reasoning = make_responder(
+        "openai-compatible:o1-mini", {**shared, "temperature": None, "max_tokens": None, "max_completion_tokens": 99}
+    )
+    batch = _detection_batch(1)
+    for responder in (chat, reasoning):
+        responder.respond_all(batch, ResponseCache(tmp_path / f"{responder.model}.jsonl"))
+    sent = [{k: v for k, v in r["body"].items() if k != "messages"} for r in server.requests]
+    assert sent == [
+        {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 32},
+        {"model": "o1-mini", "max_completion_tokens": 99},
+    ]
+
+
+def test_the_cache_key_follows_the_body_settings_only(tmp_path) -> None:
+    prompt = _batch(1)[0][1]
+
+    def key(**options) -> str:
+        responder = make_responder("openai-compatible:o1-mini", {"temperature": None, "max_tokens": None, **options})
+        return response_key(responder.name, responder.settings, prompt)
+
+    base = key(max_completion_tokens=100)
+    assert base == key(max_completion_tokens=100, base_url="http://127.0.0.1:9/v1", requests_per_minute=5)
+    assert base == key(max_completion_tokens=100, rate_file=str(tmp_path / "rate"), max_consecutive_errors=3)
+    assert len({base, key(max_completion_tokens=200), key(max_completion_tokens=100, extra_body={"seed": 1})}) == 3
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_tokens": 10, "temprature": 0}, r"unknown option\(s\) temprature; allowed: api_key_env, "),
+        ({"rate_file": "x"}, r"unknown option\(s\) rate_file"),  # the workflow sets it, never the config
+        ({"max_completion_tokens": 64}, "set max_tokens or max_completion_tokens, not both"),
+        ({"max_tokens": [1]}, "openai-compatible responder: int"),
+        ({"temperature": "low"}, "could not convert string to float"),
+    ],
+)
+def test_check_model_options_names_the_mistake(options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_model_options("o1-mini", options)
+
+
+# ---- one request schedule for every job of a model -------------------------------------------------------------
+def test_limiters_sharing_a_file_share_one_schedule(tmp_path) -> None:
+    clock = FakeClock()
+    path = tmp_path / "model" / "requests.rate"
+    first, second = (RateLimiter(60, clock=clock, sleep=clock.sleep, path=path) for _ in range(2))
+    for limiter in (first, second, first, second):  # two jobs, alternating, at one instant
+        limiter.wait()
+    assert clock.sleeps == [1.0, 1.0, 1.0]  # one start per second in all, not one per job
+    path.write_text("1")  # a file a killed process left half-written reads as an old booking
+    clock.now += 0.25
+    second.wait()
+    path.write_text("")
+    first.wait()
+    assert clock.sleeps == [1.0, 1.0, 1.0]
+    assert float(path.read_text()) == clock.now + 1.0

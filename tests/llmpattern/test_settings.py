@@ -1,5 +1,6 @@
 """The llmpattern section as typed settings, and the slices each rule passes (what a job reads, nothing more)."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,9 @@ from graphaudit.llmpattern.settings import (
     ITEM_SETTINGS,
     LlmpatternSettings,
     RespondSettings,
+    check_models,
     item_params,
+    model_options,
     respond_params,
     responder_names,
 )
@@ -85,3 +88,51 @@ def test_a_responder_mistake_stops_the_parse_naming_the_specs(tmp_path, monkeypa
         (tmp_path / "runs" / folder / "answers.jsonl").write_text("", encoding="utf-8")
     with pytest.raises(SettingsError, match=rf"^llmpattern\.responders: {message}"):
         responder_names(specs)
+
+
+def _with_models(
+    model: dict, models: dict, responders=("oracle", "openai-compatible:gpt-4o", "openai-compatible:o1-mini")
+):
+    return dataclasses.replace(DEFAULT, responders=tuple(responders), model=model, models=models)
+
+
+O1 = {"temperature": None, "max_tokens": None, "max_completion_tokens": 16000}
+
+
+def test_each_model_gets_the_shared_settings_under_its_own_block():
+    section = _with_models({"base_url": "http://127.0.0.1:8000/v1", "max_tokens": 4096}, {"o1-mini": O1})
+    check_models(section)
+    assert model_options(section, "openai-compatible:gpt-4o") == {
+        "base_url": "http://127.0.0.1:8000/v1",
+        "max_tokens": 4096,
+    }
+    assert model_options(section, "openai-compatible:o1-mini") == {"base_url": "http://127.0.0.1:8000/v1", **O1}
+    assert model_options(section, "oracle") is None
+    chat, reasoning = (respond_params(section, 0, "kcore", f"openai-compatible:{m}") for m in ("gpt-4o", "o1-mini"))
+    assert chat["model"]["max_tokens"] == 4096 and reasoning["model"]["max_tokens"] is None  # a rerun of o1 only
+
+
+@pytest.mark.parametrize(
+    "model, models, message",
+    [
+        (
+            {},
+            {"gpt-5": O1},
+            r"llmpattern\.models\.gpt-5: no responder openai-compatible:gpt-5 is configured \(models: gpt-4o, o1-mini",
+        ),
+        (
+            {},
+            {"o1-mini": {**O1, "max_tokens_": 1}},
+            r"llmpattern\.models\.o1-mini \(over llmpattern\.model\): .*unknown option\(s\) max_tokens_",
+        ),
+        (
+            {"max_tokens": 4096},
+            {"o1-mini": {"max_completion_tokens": 9}},
+            r"models\.o1-mini .*not both .*set max_tokens to null",
+        ),
+        ({"base_url": "localhost:8000"}, {}, r"^llmpattern\.model: base_url must start with http"),
+    ],
+)
+def test_a_model_settings_mistake_stops_the_parse(model, models, message):
+    with pytest.raises(SettingsError, match=message):
+        check_models(_with_models(model, models))

@@ -7,8 +7,10 @@ import pandas as pd
 import pytest
 
 from graphaudit.common.rule import RuleContext
+from graphaudit.llmpattern.cache import NON_ANSWER_COLUMNS
 from graphaudit.llmpattern.paper_checks import CHECK_COLUMNS, consistency_checks, load_paper_values
 from graphaudit.llmpattern.tables import (
+    LABEL_COLUMNS,
     REPO_CAPS,
     TABLE_COLUMNS,
     TABLES,
@@ -97,6 +99,29 @@ def test_summary_frame_aggregates_each_variant() -> None:
     square = table[(table.task == "T1") & (table.responder == "a") & (table.variant == "square")].iloc[0]
     assert (square["mean"], square["cells"]) == (0.5, 1)
     assert len(table) == 6 and (table["stage"] == "").all()
+
+
+def test_summary_frame_sums_the_non_answers_of_its_cells() -> None:
+    counted = [
+        {
+            **row("T3", "triangle", "gpt", "f1", 0.5),
+            "n_truncated": 2,
+            "n_content_filter": 0,
+            "n_refusal": 1,
+            "n_error": 3,
+        },
+        {
+            **row("T3", "triangle", "gpt", "f1", 0.7),
+            "n_truncated": 1,
+            "n_content_filter": 1,
+            "n_refusal": 0,
+            "n_error": 0,
+        },
+    ]
+    table = summary_frame(pd.DataFrame(counted))
+    assert table[list(NON_ANSWER_COLUMNS)].iloc[0].tolist() == [3, 1, 1, 3] and table["cells"].tolist() == [2]
+    assert (summary_frame(CELLS)[list(NON_ANSWER_COLUMNS)] == 0).all().all()  # score tables from before the counts
+    assert set(NON_ANSWER_COLUMNS) <= set(TABLE_COLUMNS) and not set(NON_ANSWER_COLUMNS) & set(LABEL_COLUMNS)
 
 
 def test_table20_ranks_only_responders_that_answered_every_task() -> None:

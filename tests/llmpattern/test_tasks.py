@@ -35,6 +35,7 @@ SECTION = load_settings(
         "formats": ["AL", "EL"],
         "responders": ["oracle"],
         "model": {},
+        "models": {},
         "paper_values": "config/llmpattern/paper_values.yaml",
     },
 )

@@ -2,7 +2,7 @@
 # configured, language models behind an OpenAI-compatible endpoint or imported responses.
 # Each table has its own rule <name>_llmpattern -> graphaudit.llmpattern.tables:<name>.
 from graphaudit.common.settings import load_settings
-from graphaudit.llmpattern.settings import LlmpatternSettings, item_params, respond_params, responder_names
+from graphaudit.llmpattern.settings import LlmpatternSettings, check_models, item_params, respond_params, responder_names
 from graphaudit.llmpattern.tables import TABLES as LLM_TABLES
 from graphaudit.llmpattern.tasks import DERIVED as LLM_DERIVED
 from graphaudit.llmpattern.tasks import SETS as LLM_SETS
@@ -12,6 +12,7 @@ LLM = load_settings(LlmpatternSettings, config["llmpattern"], "llmpattern")
 LLM_DATA = "data/generated/llmpattern"
 LLM_OUT = "results/llmpattern"
 LLM_RESPONDERS = responder_names(LLM.responders)  # name -> spec; a collision, `..` or missing replay file stops here
+check_models(LLM)  # a model block for no model, or an option its responder does not take, stops here
 LLM_RUNS = [(s, r) for s in LLM_SETS for r, spec in LLM_RESPONDERS.items() if covers(spec, s)]
 LLM_SCORES = {s: [f"{LLM_OUT}/scores/{r}/{s}.csv" for run_set, r in LLM_RUNS if run_set == s] for s in LLM_SETS}
 
@@ -53,6 +54,8 @@ rule llmpattern_respond:
         entry="graphaudit.llmpattern.tasks:llmpattern_respond",
         # the response cache outlives failed jobs, so a rerun asks a model only what is missing
         cache=lambda w: f"{LLM_OUT}/cache/{w.responder}/{w.set}.jsonl",
+        # one request schedule per model, shared by its jobs (one per set) however many run at once
+        rate_file=lambda w: f"{LLM_OUT}/cache/{w.responder}/requests.rate",
         respond=lambda w: respond_params(LLM, config["seed"], w.set, LLM_RESPONDERS[w.responder]),
     script:
         RUN

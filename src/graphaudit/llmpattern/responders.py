@@ -14,10 +14,16 @@ Implementations:
   ``{item_id, prompt_hash, response}`` lines and checks the hashes against the prompts built here; it never
   calls a model.
 - :class:`OpenAICompatibleResponder` posts to ``{base_url}/chat/completions`` (OpenAI, vLLM, llama.cpp
-  server, Ollama, ...) with the standard library only: temperature 0, retries with capped exponential
-  backoff on 429/5xx/timeouts, and an optional requests-per-minute limit. The API key is read from the
-  environment variable named in the config at each request; it is never stored, cached, logged or shown
-  in an error.
+  server, Ollama, ...) with the standard library only: temperature 0 (or, for o1-style models, no temperature
+  and ``max_completion_tokens``), retries with capped exponential backoff on 408/409/429/5xx/timeouts, and an
+  optional requests-per-minute limit that parallel jobs of one model share through a lock file. The API key is
+  read from the environment variable named in the config at each request; it is never stored, cached, logged
+  or shown in an error.
+
+Every answer has an outcome (:data:`graphaudit.llmpattern.cache.OUTCOMES`): a truncated output, a content
+filter, a refusal or a request that failed for this prompt alone (another 4xx, a malformed payload) is
+recorded as such and the batch goes on; only failures that every prompt would share (no key, a refused key,
+a wrong address, a server that stays down, many failures in a row) stop it.
 
 :func:`make_responder` builds one from a spec string (``oracle``, ``baseline:<name>``, ``replay:<path>``,
 ``openai-compatible:<model>``) or a mapping ``{"responder": <spec>, <option>: ...}``.
@@ -25,6 +31,7 @@ Implementations:
 
 from __future__ import annotations
 
+import fcntl
 import http.client
 import json
 import logging
@@ -32,7 +39,9 @@ import os
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -40,17 +49,19 @@ from typing import Any, Protocol
 from graphaudit.common.progress import track
 from graphaudit.common.records import read_records
 from graphaudit.llmpattern.answers import BASELINES, oracle_answer
-from graphaudit.llmpattern.cache import ResponseCache, prompt_hash, response_key
+from graphaudit.llmpattern.cache import NON_ANSWERS, OUTCOMES, ResponseCache, outcome_of, prompt_hash, response_key
 from graphaudit.llmpattern.datasets import Item
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "MODEL_OPTIONS",
     "PROMPT_OPTIONS",
     "AnswerFunction",
     "BaselineResponder",
     "CredentialsError",
     "OpenAICompatibleResponder",
     "OracleResponder",
+    "PromptError",
     "RateLimiter",
     "ReplayCheck",
     "ReplayError",
@@ -60,6 +71,7 @@ __all__ = [
     "ResponderError",
     "Response",
     "backoff_delay",
+    "check_model_options",
     "make_responder",
     "parse_spec",
 ]
@@ -68,7 +80,14 @@ log = logging.getLogger(__name__)
 
 AnswerFunction = Callable[[Item], str]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-_RETRY_STATUSES = frozenset({408, 429}) | frozenset(range(500, 600))
+_RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+# A refused key, a wrong address or method: every prompt would fail the same way, so the job stops.
+_FATAL_STATUSES = {
+    401: "the key is refused",
+    403: "the key is refused",
+    404: "no such address or model",
+    405: "no such address or model",
+}
 _ERROR_BODY_CHARS = 500
 _SHOWN_IDS = 5
 
@@ -85,17 +104,27 @@ class ReplayError(ResponderError):
     """A replay file lacks responses for some prompts, or answers a different prompt than the one built."""
 
 
+class PromptError(ResponderError):
+    """One prompt failed in a way the next need not (an HTTP 400, a malformed payload): recorded as its
+    ``error`` outcome, and the batch goes on."""
+
+
 @dataclass(frozen=True)
 class Reply:
-    """One answer as a backend returns it: the text plus what it reported (usage, finish reason, ...)."""
+    """One answer as a backend returns it: the text, what it reported (usage, ids, ...), its finish reason and
+    outcome (``error`` with the message when the request failed for this prompt)."""
 
     text: str
     meta: dict[str, Any] = field(default_factory=dict)
+    finish_reason: str | None = None
+    outcome: str = "ok"
+    error: str | None = None
 
 
 @dataclass(frozen=True)
 class Response:
-    """One item's answer in a batch; ``cached`` says whether it came from the cache."""
+    """One item's answer in a batch; ``cached`` says whether it came from the cache, ``outcome`` whether
+    ``text`` is an answer at all (see :attr:`answered`)."""
 
     item_id: str
     prompt_hash: str
@@ -103,6 +132,14 @@ class Response:
     text: str
     cached: bool
     meta: dict[str, Any] = field(default_factory=dict)
+    finish_reason: str | None = None
+    outcome: str = "ok"
+    error: str | None = None
+
+    @property
+    def answered(self) -> bool:
+        """Whether ``text`` is an answer to score (a truncated, filtered, refused or failed one is not)."""
+        return self.outcome == "ok"
 
 
 class Responder(Protocol):
@@ -134,14 +171,16 @@ class Responder(Protocol):
         responses = []
         for item, prompt in track(items_with_prompts, label=f"responses from {self.name}"):
             responses.append(_answer(self, item, prompt, cache))
+        _log_non_answers(self.name, responses)
         return responses
 
 
 def _answer(responder: Responder, item: Item, prompt: str, cache: ResponseCache) -> Response:
+    """The cached response to ``prompt``, or a new one (a cached ``error`` is a failure, not an answer: asked again)."""
     settings = responder.settings
     entry = cache.get(response_key(responder.name, settings, prompt))
-    cached = entry is not None
-    if entry is None:
+    cached = entry is not None and entry["outcome"] != "error"
+    if not cached:
         reply = responder.reply(prompt, item)
         entry = cache.add(
             responder=responder.name,
@@ -150,6 +189,9 @@ def _answer(responder: Responder, item: Item, prompt: str, cache: ResponseCache)
             response=reply.text,
             item_id=item["item_id"],
             meta=reply.meta,
+            outcome=reply.outcome,
+            finish_reason=reply.finish_reason,
+            error=reply.error,
         )
     return Response(
         item_id=item["item_id"],
@@ -158,6 +200,25 @@ def _answer(responder: Responder, item: Item, prompt: str, cache: ResponseCache)
         text=entry["response"],
         cached=cached,
         meta=dict(entry["meta"]),
+        finish_reason=entry["finish_reason"],
+        outcome=entry["outcome"],
+        error=entry["error"],
+    )
+
+
+def _log_non_answers(name: str, responses: Sequence[Response]) -> None:
+    """One warning per batch with the count of each non-answer and the first error message."""
+    counts = Counter(r.outcome for r in responses if not r.answered)
+    if not counts:
+        return
+    errors = [r.error for r in responses if r.outcome == "error"]
+    log.warning(
+        "%s: %d of %d prompts gave no answer (%s)%s; they are counted, never scored as answers",
+        name,
+        sum(counts.values()),
+        len(responses),
+        ", ".join(f"{outcome} {counts[outcome]}" for outcome in NON_ANSWERS if counts[outcome]),
+        f"; first error: {errors[0]}" if errors else "",
     )
 
 
@@ -218,12 +279,18 @@ class ReplayResponder(Responder):
     A row with an ``item_id`` answers that item, and its ``prompt_hash`` must be the hash of the prompt built
     for it; otherwise the first row (in file order) with the prompt's hash answers. Nothing is ever sent
     to a model. ``name`` is the responder id stored with the responses (e.g. the model that wrote them).
+    A row may say its ``outcome`` (a cache file does) or the backend's ``finish_reason``, so a truncated or
+    refused answer replays as one; a row whose outcome is ``error`` is no answer and is skipped.
     """
 
     def __init__(self, path: str | os.PathLike[str], name: str = "replay") -> None:
         self.path = Path(path)
         self.name = name
-        self._rows = [_replay_row(row, self.path, number) for number, row in enumerate(read_records(self.path), 1)]
+        rows = [_replay_row(row, self.path, number) for number, row in enumerate(read_records(self.path), 1)]
+        self._rows = [row for row in rows if row["outcome"] != "error"]
+        skipped = len(rows) - len(self._rows)
+        if skipped:
+            log.info("%s: %d rows record a failed request, not an answer; skipped", self.path, skipped)
         self._by_hash: dict[str, int] = {}
         self._by_item: dict[str, int] = {}
         for index, row in enumerate(self._rows):
@@ -249,6 +316,9 @@ class ReplayResponder(Responder):
         return self._by_hash.get(wanted), False
 
     def respond(self, prompt: str, item: Item) -> str:
+        return self.reply(prompt, item).text
+
+    def reply(self, prompt: str, item: Item) -> Reply:
         index, mismatched = self._lookup(prompt, item)
         if mismatched:
             raise ReplayError(
@@ -259,7 +329,8 @@ class ReplayResponder(Responder):
             raise ReplayError(
                 f"{self.path}: no response for item {item['item_id']!r} (prompt hash {prompt_hash(prompt)})"
             )
-        return self._rows[index]["response"]
+        row = self._rows[index]
+        return Reply(row["response"], finish_reason=row["finish_reason"], outcome=row["outcome"])
 
     def check(self, items_with_prompts: Sequence[tuple[Item, str]]) -> ReplayCheck:
         """Which items of the batch the file cannot answer, without answering any."""
@@ -284,14 +355,24 @@ class ReplayResponder(Responder):
         return super().respond_all(items_with_prompts, cache)
 
 
-def _replay_row(row: Any, path: Path, number: int) -> dict[str, str]:
-    """Validate one replay line; keep only item_id (if any), prompt_hash and response."""
+def _replay_row(row: Any, path: Path, number: int) -> dict[str, Any]:
+    """Validate one replay line; keep only item_id (if any), prompt_hash, response, finish_reason and outcome
+    (given, else the finish reason's)."""
     if not isinstance(row, dict) or not isinstance(row.get("response"), str):
         raise ReplayError(f"{path}: row {number} needs a text 'response'")
     digest = row.get("prompt_hash")
     if not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdefABCDEF" for c in digest):
         raise ReplayError(f"{path}: row {number} needs 'prompt_hash', the 64-hex SHA-256 of the prompt's UTF-8 text")
-    kept = {"prompt_hash": digest.lower(), "response": row["response"]}
+    finish_reason = row.get("finish_reason")
+    outcome = row.get("outcome") or outcome_of(finish_reason)
+    if outcome not in OUTCOMES:
+        raise ReplayError(f"{path}: row {number} has the outcome {outcome!r}; outcomes are {', '.join(OUTCOMES)}")
+    kept = {
+        "prompt_hash": digest.lower(),
+        "response": row["response"],
+        "finish_reason": None if finish_reason is None else str(finish_reason),
+        "outcome": outcome,
+    }
     if row.get("item_id") is not None:
         kept["item_id"] = str(row["item_id"])
     return kept
@@ -311,28 +392,71 @@ def _replay_problem(path: Path, report: ReplayCheck) -> str:
 
 # ---- OpenAI-compatible HTTP backend -----------------------------------------------------------------
 class RateLimiter:
-    """Spaces request starts at least ``60 / requests_per_minute`` seconds apart (no bursts)."""
+    """Spaces request starts at least ``60 / requests_per_minute`` seconds apart (no bursts).
+
+    With ``path``, every limiter naming that file shares one schedule: the next free start is kept in the file
+    and booked under an exclusive ``flock``, so the parallel jobs of one model (one per item set) keep the rate
+    together, not each on its own. The shared schedule is in wall-clock seconds (``time.time``), which every
+    process on a machine agrees on; the sleep happens outside the lock.
+    """
 
     def __init__(
         self,
         requests_per_minute: float,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        path: str | os.PathLike[str] | None = None,
     ) -> None:
         if not requests_per_minute > 0:
             raise ValueError(f"requests_per_minute must be positive, got {requests_per_minute!r}")
         self.interval_s = 60.0 / requests_per_minute
-        self._clock = clock
+        self.path = Path(path) if path is not None else None
+        self._clock = clock or (time.monotonic if path is None else time.time)
         self._sleep = sleep
         self._next_start: float | None = None
 
     def wait(self) -> None:
         """Sleep until the next request may start, and book that start."""
         now = self._clock()
-        if self._next_start is not None and now < self._next_start:
-            self._sleep(self._next_start - now)
-            now = self._next_start
-        self._next_start = now + self.interval_s
+        start = self._book(now)
+        if start > now:
+            self._sleep(start - now)
+
+    def _book(self, now: float) -> float:
+        """The start granted to a request asked for at ``now``; the one after it is booked an interval later."""
+        if self.path is None:
+            start = now if self._next_start is None else max(now, self._next_start)
+            self._next_start = start + self.interval_s
+            return start
+        with _locked(self.path) as handle:
+            booked = _read_booking(handle.read())
+            start = now if booked is None else max(now, booked)
+            handle.seek(0)
+            handle.truncate()
+            handle.write(repr(start + self.interval_s))
+        return start
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[Any]:
+    """``path`` opened for reading and writing at its start, held under an exclusive lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="ascii") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            handle.seek(0)
+            yield handle
+            handle.flush()
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _read_booking(text: str) -> float | None:
+    """The booked start in a rate file (None for a new file, or one a killed process left half-written)."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def backoff_delay(attempt: int, base_s: float, cap_s: float, retry_after_s: float | None = None) -> float:
@@ -342,7 +466,8 @@ def backoff_delay(attempt: int, base_s: float, cap_s: float, retry_after_s: floa
 
 
 class _Transient(Exception):
-    """A failure worth retrying (429, 5xx, timeout, dropped connection); the message is already redacted."""
+    """A failure worth retrying (408, 409, 429, 5xx, timeout, dropped connection); the message is already
+    redacted."""
 
     def __init__(self, message: str, retry_after_s: float | None = None) -> None:
         super().__init__(message)
@@ -362,10 +487,16 @@ class OpenAICompatibleResponder(Responder):
     """Chat-completions client for any OpenAI-compatible server, standard library only.
 
     The request body is ``{"model", "messages": [one user message], "temperature", "max_tokens",
-    **extra_body}``; everything but the messages is the responder's ``settings`` (and so part of the cache
-    key). ``temperature=None`` or ``max_tokens=None`` leaves the field out (o1-style models accept only
-    their defaults; put e.g. ``max_completion_tokens`` in ``extra_body``). ``base_url`` is not part of the
-    key, so moving a server keeps its cache. ``api_key_env=None`` sends no key (local servers).
+    "max_completion_tokens", **extra_body}``; everything but the messages is the responder's ``settings`` (and
+    so part of the cache key). ``None`` leaves a field out: an o1-style model takes ``temperature=None,
+    max_tokens=None, max_completion_tokens=<n>``. ``base_url`` is not part of the key, so moving a server keeps
+    its cache. ``api_key_env=None`` sends no key (local servers).
+
+    A reply's outcome comes from the choice's ``finish_reason`` (``length`` is ``truncated``) and ``refusal``
+    field. A request that fails for its prompt alone (a 4xx other than those below, a payload that is not a
+    chat completion) is an ``error`` outcome; a refused key or wrong address (401, 403, 404, 405, a redirect),
+    a missing key, retries used up, or ``max_consecutive_errors`` prompts failing in a row raise
+    :class:`ResponderError`. ``rate_file``: the file through which limiters of parallel jobs share the rate.
     """
 
     def __init__(
@@ -376,20 +507,33 @@ class OpenAICompatibleResponder(Responder):
         api_key_env: str | None = "OPENAI_API_KEY",
         temperature: float | None = 0.0,
         max_tokens: int | None = 4096,
+        max_completion_tokens: int | None = None,
         timeout_s: float = 120.0,
         max_retries: int = 6,
         backoff_s: float = 1.0,
         backoff_cap_s: float = 60.0,
         requests_per_minute: float | None = None,
+        max_consecutive_errors: int = 10,
         extra_body: Mapping[str, Any] | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        rate_file: str | os.PathLike[str] | None = None,
+        clock: Callable[[], float] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
-        clash = {"model", "messages"} & set(extra_body or {})
+        if max_tokens is not None and max_completion_tokens is not None:
+            raise ValueError(
+                "set max_tokens or max_completion_tokens, not both (o1-style models take max_completion_tokens "
+                "and refuse max_tokens: set max_tokens to null for them)"
+            )
+        clash = set(_BODY_FIELDS) & set(extra_body or {})
         if clash:
-            raise ValueError(f"extra_body may not set {', '.join(sorted(clash))}")
+            raise ValueError(
+                f"extra_body may not set {', '.join(sorted(clash))} (model and messages are the responder's own; "
+                "set the others as options)"
+            )
+        if max_consecutive_errors < 1:
+            raise ValueError(f"max_consecutive_errors must be at least 1, got {max_consecutive_errors!r}")
         self.name = f"openai-compatible:{model}"
         self.model = model
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -398,10 +542,14 @@ class OpenAICompatibleResponder(Responder):
         self.max_retries = int(max_retries)
         self.backoff_s = float(backoff_s)
         self.backoff_cap_s = float(backoff_cap_s)
-        self._settings = _body_settings(model, temperature, max_tokens, extra_body or {})
-        self._limiter = RateLimiter(requests_per_minute, clock, sleep) if requests_per_minute else None
+        self.max_consecutive_errors = int(max_consecutive_errors)
+        self._settings = _body_settings(model, temperature, max_tokens, max_completion_tokens, extra_body or {})
+        self._limiter = (
+            RateLimiter(requests_per_minute, clock, sleep, rate_file) if requests_per_minute is not None else None
+        )
         self._sleep = sleep
         self._opener = urllib.request.build_opener(_RefuseRedirects)
+        self._errors_in_row = 0
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -412,11 +560,23 @@ class OpenAICompatibleResponder(Responder):
 
     def reply(self, prompt: str, item: Item) -> Reply:
         body = {**self._settings, "messages": [{"role": "user", "content": prompt}]}
-        payload = self._post_with_retries(json.dumps(body).encode("utf-8"))
         try:
-            return _parse_completion(payload)
-        except ResponderError as error:
-            raise ResponderError(self._redact(f"{self.name}: {error}")) from None
+            reply = _parse_completion(self._post_with_retries(json.dumps(body).encode("utf-8")))
+        except PromptError as error:
+            reply = Reply("", outcome="error", error=self._redact(f"{self.name}: {error}"))
+        self._count_error(reply)
+        return reply
+
+    def _count_error(self, reply: Reply) -> None:
+        """Stop the batch when ``max_consecutive_errors`` prompts in a row failed: the settings are then the likely
+        cause (an o1-style model sent ``temperature``, an unknown field in ``extra_body``), not the prompts."""
+        self._errors_in_row = self._errors_in_row + 1 if reply.outcome == "error" else 0
+        if self._errors_in_row >= self.max_consecutive_errors:
+            raise ResponderError(
+                f"{self.name}: {self._errors_in_row} prompts in a row failed, the last with: {reply.error}; the "
+                "model's settings or the endpoint are probably wrong: fix them and rerun (answers are cached, "
+                "failed prompts are asked again)"
+            )
 
     def _post_with_retries(self, body: bytes) -> dict[str, Any]:
         headers = self._headers()
@@ -460,7 +620,8 @@ class OpenAICompatibleResponder(Responder):
         return text.replace(key, "[REDACTED]") if key else text
 
     def _post(self, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
-        """One POST; raises :class:`_Transient` for retryable failures, :class:`ResponderError` otherwise."""
+        """One POST; raises :class:`_Transient` for retryable failures, :class:`PromptError` for this prompt's
+        own, :class:`ResponderError` for those every prompt would share."""
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         try:
             with self._opener.open(request, timeout=self.timeout_s) as answer:
@@ -472,22 +633,27 @@ class OpenAICompatibleResponder(Responder):
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise ResponderError(
-                f"{self.name}: {self.url} answered with something that is not JSON: "
+            raise PromptError(
+                f"{self.url} answered with something that is not JSON: "
                 f"{self._redact(raw[:_ERROR_BODY_CHARS].decode('utf-8', 'replace'))!r}"
             ) from None
 
     def _http_failure(self, error: urllib.error.HTTPError) -> Exception:
         detail = self._redact(error.read()[:_ERROR_BODY_CHARS].decode("utf-8", "replace"))
         message = f"HTTP {error.code} from {self.url}: {detail}"
-        if 300 <= error.code < 400:
-            message += (
-                f" (redirected to {error.headers.get('Location')}; redirects are not followed, so the key "
-                "never travels to another address: set base_url to the final address)"
-            )
         if error.code in _RETRY_STATUSES:
             return _Transient(message, _retry_after(error.headers.get("Retry-After")))
-        return ResponderError(f"{self.name}: {message}")
+        if 300 <= error.code < 400:
+            return ResponderError(
+                f"{self.name}: {message} (redirected to {error.headers.get('Location')}; redirects are not "
+                "followed, so the key never travels to another address: set base_url to the final address)"
+            )
+        if error.code in _FATAL_STATUSES:
+            return ResponderError(
+                f"{self.name}: {message} ({_FATAL_STATUSES[error.code]}, so every prompt would fail: check "
+                f"api_key_env, base_url and the model name)"
+            )
+        return PromptError(message)
 
     def _network_failure(self, error: Exception) -> Exception:
         reason = error.reason if isinstance(error, urllib.error.URLError) else error
@@ -497,8 +663,16 @@ class OpenAICompatibleResponder(Responder):
         return ResponderError(f"{self.name}: {message}")
 
 
+_BODY_FIELDS = ("max_completion_tokens", "max_tokens", "messages", "model", "temperature")
+"""Request-body fields the responder sets itself, so ``extra_body`` may not."""
+
+
 def _body_settings(
-    model: str, temperature: float | None, max_tokens: int | None, extra_body: Mapping[str, Any]
+    model: str,
+    temperature: float | None,
+    max_tokens: int | None,
+    max_completion_tokens: int | None,
+    extra_body: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The request body without the messages; numbers normalised so ``0`` and ``0.0`` give one cache key."""
     settings: dict[str, Any] = {"model": model, **extra_body}
@@ -506,6 +680,8 @@ def _body_settings(
         settings["temperature"] = float(temperature)
     if max_tokens is not None:
         settings["max_tokens"] = int(max_tokens)
+    if max_completion_tokens is not None:
+        settings["max_completion_tokens"] = int(max_completion_tokens)
     return settings
 
 
@@ -518,22 +694,29 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def _parse_completion(payload: Any) -> Reply:
-    """The first choice's message text, and the payload's usage/finish fields as metadata."""
+    """The first choice's message text, its outcome (finish reason, refusal), and the payload's ids and usage
+    as metadata. A refusal's text is the refusal message when the content is empty."""
     try:
         choice = payload["choices"][0]
-        content = choice["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        raise ResponderError(f"not a chat completion (no choices[0].message.content): {str(payload)[:200]!r}") from None
+        refusal = choice["message"].get("refusal")
+        content = choice["message"].get("content") if refusal else choice["message"]["content"]
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise PromptError(f"not a chat completion (no choices[0].message.content): {str(payload)[:200]!r}") from None
     if content is not None and not isinstance(content, str):
-        raise ResponderError(f"chat completion content is {type(content).__name__}, not text")
+        raise PromptError(f"chat completion content is {type(content).__name__}, not text")
+    finish_reason = choice.get("finish_reason")
+    finish_reason = None if finish_reason is None else str(finish_reason)
     meta = {
         name: payload[name]
         for name in ("id", "model", "created", "system_fingerprint", "usage")
         if payload.get(name) is not None
     }
-    if choice.get("finish_reason") is not None:
-        meta["finish_reason"] = choice["finish_reason"]
-    return Reply(content or "", meta)
+    return Reply(
+        content or (refusal if isinstance(refusal, str) else ""),
+        meta,
+        finish_reason=finish_reason,
+        outcome=outcome_of(finish_reason, refused=bool(refusal)),
+    )
 
 
 # ---- factory ---------------------------------------------------------------------------------------
@@ -542,9 +725,8 @@ def make_responder(spec: str | Mapping[str, Any], config: Mapping[str, Any] | No
     ``openai-compatible:<model>``, or from a mapping ``{"responder": <that string>, <option>: ...}``.
 
     Options come from ``config``, overridden by the mapping's own: ``name`` for replay; the keyword
-    arguments of :class:`OpenAICompatibleResponder` (``base_url``, ``api_key_env``, ``temperature``,
-    ``max_tokens``, ``timeout_s``, ``max_retries``, ``backoff_s``, ``backoff_cap_s``,
-    ``requests_per_minute``, ``extra_body``) for openai-compatible. Unknown options are an error.
+    arguments of :class:`OpenAICompatibleResponder` (:data:`MODEL_OPTIONS`, and ``rate_file``, which the
+    workflow sets) for openai-compatible. Unknown options are an error.
     """
     options = dict(config or {})
     if isinstance(spec, Mapping):
@@ -597,22 +779,35 @@ def _build_replay(argument: str, options: Mapping[str, Any]) -> Responder:
     return ReplayResponder(argument, **options)
 
 
-_OPENAI_OPTIONS = (
+MODEL_OPTIONS = (
     "api_key_env",
     "backoff_cap_s",
     "backoff_s",
     "base_url",
     "extra_body",
+    "max_completion_tokens",
+    "max_consecutive_errors",
     "max_retries",
     "max_tokens",
     "requests_per_minute",
     "temperature",
     "timeout_s",
 )
+"""The options a config may give an openai-compatible responder (``llmpattern.model`` / ``llmpattern.models``)."""
+
+
+def check_model_options(model: str, options: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` naming what is wrong with a model's config options (an unknown key, a value its
+    responder refuses), without sending anything."""
+    _check_options("openai-compatible", options, MODEL_OPTIONS)
+    try:
+        OpenAICompatibleResponder(model, **options)
+    except TypeError as error:  # a value of the wrong kind, e.g. a list for max_tokens
+        raise ValueError(f"openai-compatible responder: {error}") from None
 
 
 def _build_openai(argument: str, options: Mapping[str, Any]) -> Responder:
-    _check_options("openai-compatible", options, _OPENAI_OPTIONS)
+    _check_options("openai-compatible", options, (*MODEL_OPTIONS, "rate_file"))
     return OpenAICompatibleResponder(argument, **options)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from graphaudit.common.settings import SettingsError, check_output_names, settings_dict
-from graphaudit.llmpattern.responders import parse_spec
+from graphaudit.llmpattern.responders import check_model_options, parse_spec
 
 Scale = Literal["small", "medium", "large"]
 Style = Literal["zero_shot", "cot"]
@@ -65,7 +65,8 @@ class LlmpatternSettings:
     n_eval: int
     formats: tuple[Format, ...]
     responders: tuple[str, ...]
-    model: dict[str, Any]
+    model: dict[str, Any]  # every openai-compatible responder's options
+    models: dict[str, dict[str, Any]]  # model id -> its own options, over ``model`` (key by key)
     paper_values: str
 
 
@@ -100,6 +101,37 @@ def responder_names(responders: Sequence[str], key: str = "llmpattern.responders
                 f"folder, {Path.cwd()}); fix the path, or write the answers there first"
             )
     return check_output_names(((spec, responder_slug(spec)) for spec in responders), key, RESPONDER_NAMES)
+
+
+# ---- the models' settings (a block per model over the shared one) --------------------------------------
+def model_options(section: LlmpatternSettings, spec: str) -> dict[str, Any] | None:
+    """The options of the responder ``spec``: for ``openai-compatible:<model>``, ``llmpattern.model`` with the
+    model's own block ``llmpattern.models.<model>`` over it, key by key (a key set to null there leaves the field
+    out of the request, as o1-style models need for ``temperature`` and ``max_tokens``); None for the others."""
+    kind, _, model = spec.partition(":")
+    if kind != "openai-compatible":
+        return None
+    return {**section.model, **section.models.get(model, {})}
+
+
+def check_models(section: LlmpatternSettings) -> None:
+    """Check at parse time that every block of ``llmpattern.models`` belongs to a configured model and that each
+    model's options are ones its responder takes, so a typo stops the workflow before a request is sent."""
+    models = {spec.partition(":")[2] for spec in section.responders if spec.startswith("openai-compatible:")}
+    for name in section.models:
+        if name not in models:
+            listed = ", ".join(sorted(models)) or "none"
+            raise SettingsError(
+                f"llmpattern.models.{name}: no responder openai-compatible:{name} is configured (models: {listed}); "
+                "add it to llmpattern.responders or drop the block"
+            )
+    for name in sorted(models):
+        try:
+            check_model_options(name, model_options(section, f"openai-compatible:{name}"))
+        except ValueError as error:
+            block = f"llmpattern.models.{name} (over llmpattern.model)"
+            where = block if name in section.models else "llmpattern.model"
+            raise SettingsError(f"{where}: {error}") from None
 
 
 # ---- what one set's generator reads (rule llmpattern_items) --------------------------------------------
@@ -201,7 +233,7 @@ def item_params(section: LlmpatternSettings, seed: int, set_name: str) -> dict[s
 class RespondSettings:
     """One responder on one set: the evaluated subset (``seed``, ``n_eval``), the prompt formats, the detection
     prompt styles (None for a set without detection prompts), the responder and, for a model, its endpoint
-    settings (None for the offline responders)."""
+    settings (:func:`model_options`; None for the offline responders)."""
 
     seed: int
     n_eval: int
@@ -214,5 +246,6 @@ class RespondSettings:
 def respond_params(section: LlmpatternSettings, seed: int, set_name: str, responder: str) -> dict[str, Any]:
     """The ``params`` of one ``llmpattern_respond`` job for the responder spec ``responder``."""
     styles = section.detection.styles if set_name == "detection" else None
-    model = section.model if responder.partition(":")[0] == "openai-compatible" else None
-    return settings_dict(RespondSettings(seed, section.n_eval, section.formats, styles, responder, model))
+    return settings_dict(
+        RespondSettings(seed, section.n_eval, section.formats, styles, responder, model_options(section, responder))
+    )

@@ -10,6 +10,7 @@ import logging
 import pandas as pd
 
 from graphaudit.common.rule import RuleContext
+from graphaudit.llmpattern.cache import NON_ANSWER_COLUMNS
 from graphaudit.llmpattern.datasets import dataset_statistics, occurrence_statistics, read_items
 from graphaudit.llmpattern.paper_checks import CHECK_COLUMNS, consistency_checks, load_paper_values
 from graphaudit.llmpattern.scorers import GROUP_KEYS
@@ -54,8 +55,10 @@ TABLES = {
     "table19": ("T6", "detection"),
 }
 """Paper table -> (task code, the item set whose answers it shows); T3 / T6 are Tables 18 / 19."""
-TABLE_COLUMNS = [*GROUP_KEYS, "metric", "value", "n", "n_unparsed", "note"]
-LABEL_COLUMNS = [c for c in TABLE_COLUMNS if c not in ("value", "n", "n_unparsed")]
+TABLE_COLUMNS = [*GROUP_KEYS, "metric", "value", "n", "n_unparsed", *NON_ANSWER_COLUMNS, "note"]
+"""A cell's columns; ``n_truncated``, ``n_content_filter``, ``n_refusal`` and ``n_error`` count its responses that were
+no answer (scored as empty ones)."""
+LABEL_COLUMNS = [c for c in TABLE_COLUMNS if c not in ("value", "n", "n_unparsed", *NON_ANSWER_COLUMNS)]
 """The columns that name a cell: read as text, so an empty one (``stage`` outside T9) stays text whichever score
 tables a table reads."""
 # Why the exact answer scores below 1 under the authors' scoring (spec 4.9, pitfalls 4 and 6).
@@ -165,11 +168,14 @@ def summary(ctx: RuleContext) -> None:
 
 def summary_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean, minimum and maximum of the headline metric over a task's cells (patterns, scales, formats,
-    descriptions, styles), per responder, variant and scoring mode, with the cell count."""
+    descriptions, styles), per responder, variant and scoring mode, with the cell count and the cells' counts of
+    non-answers (0 where a score table predates them)."""
     keys = ["task", "stage", "variant", "responder", "mode", "metric"]
     rows = frame.dropna(subset=["value"]).fillna({"stage": "", "variant": ""})
     out = rows.groupby(keys)["value"].agg(["mean", "min", "max", "count"]).reset_index()
-    return out.rename(columns={"count": "cells"})
+    counts = rows.reindex(columns=[*keys, *NON_ANSWER_COLUMNS]).fillna(dict.fromkeys(NON_ANSWER_COLUMNS, 0))
+    totals = counts.groupby(keys)[list(NON_ANSWER_COLUMNS)].sum().astype(int).reset_index()
+    return out.rename(columns={"count": "cells"}).merge(totals, on=keys)
 
 
 # ---- the generated data ---------------------------------------------------------------------------------

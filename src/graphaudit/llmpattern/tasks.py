@@ -12,6 +12,7 @@ prompts list the discriminative patterns that the same responder extracted.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import pandas as pd
 from graphaudit.common.records import write_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.answers import BASELINE_TASKS
-from graphaudit.llmpattern.cache import ResponseCache
+from graphaudit.llmpattern.cache import NON_ANSWER_COLUMNS, NON_ANSWERS, ResponseCache
 from graphaudit.llmpattern.datasets import Item, read_items, write_items
 from graphaudit.llmpattern.generators import (
     ba2motif_items,
@@ -39,7 +40,7 @@ from graphaudit.llmpattern.parsers import parse_answer
 from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, FREQUENT_PATTERNS, MODIFICATIONS, UNDIRECTED_PATTERNS
 from graphaudit.llmpattern.prompts import build_prompt
 from graphaudit.llmpattern.responders import PROMPT_OPTIONS, Responder, make_responder
-from graphaudit.llmpattern.scorers import aggregate, score_answer
+from graphaudit.llmpattern.scorers import GROUP_KEYS, aggregate, score_answer
 from graphaudit.llmpattern.settings import (
     ITEM_SETTINGS,
     DetectionItems,
@@ -202,16 +203,24 @@ def _prompt(item: Item, options: dict[str, Any]) -> str:
 def _answer_and_score(
     responder: Responder, responder_name: str, jobs: list[tuple[Item, dict]], cache: ResponseCache
 ) -> list[dict[str, Any]]:
-    """Answer every (item, prompt options) through the cache and score each answer in both modes."""
+    """Answer every (item, prompt options) through the cache and score each answer in both modes; a response
+    that is no answer (truncated, filtered, refused, failed) is scored as an empty one and labelled with its
+    outcome, never parsed."""
     batch = [({**item, PROMPT_OPTIONS: options}, _prompt(item, options)) for item, options in jobs]
     responses = responder.respond_all(batch, cache)
     scores = []
     for (item, options), response in zip(jobs, responses):
-        labels = {"fmt": options["fmt"], "style": options.get("style", "zero_shot"), "responder": responder_name}
+        labels = {
+            "fmt": options["fmt"],
+            "style": options.get("style", "zero_shot"),
+            "responder": responder_name,
+            "outcome": response.outcome,
+        }
+        text = response.text if response.answered else ""
         for mode in SCORE_MODES:
             score = score_answer(
                 item,
-                response.text,
+                text,
                 mode,
                 description=options.get("description"),
                 pattern=options.get("pattern"),
@@ -219,8 +228,23 @@ def _answer_and_score(
                 fmt=options["fmt"],
                 labels=labels,
             )
-            scores.append({**score, "response_text": response.text if mode == "repo" else None})
+            scores.append({**score, "response_text": text if mode == "repo" else None})
     return scores
+
+
+def _with_outcome_counts(rows: list[dict[str, Any]], scores: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each aggregated cell with the count of its responses of each non-answer outcome (``n_truncated``, ...)."""
+    counts = Counter((tuple(s.get(key) for key in GROUP_KEYS), s["outcome"]) for s in scores)
+    return [
+        {
+            **row,
+            **{
+                column: counts[(tuple(row[key] for key in GROUP_KEYS), outcome)]
+                for column, outcome in zip(NON_ANSWER_COLUMNS, NON_ANSWERS)
+            },
+        }
+        for row in rows
+    ]
 
 
 def _type_patterns(turns: list[tuple[Item, dict]], scores: list[dict], fmt: str) -> list[list[Any]]:
@@ -251,7 +275,8 @@ def llmpattern_respond(ctx: RuleContext) -> None:
     JSONL) and their aggregates (``table``)."""
     settings = ctx.settings("respond", RespondSettings)
     set_name, name = ctx.wildcards["set"], ctx.wildcards["responder"]
-    responder = make_responder(settings.responder, settings.model)
+    model = None if settings.model is None else {**settings.model, "rate_file": ctx.params["rate_file"]}
+    responder = make_responder(settings.responder, model)
     items = read_items(ctx.input["itemset"])
     chosen = evaluated_items(items, settings.n_eval, settings.seed)
     jobs = [(item, options) for item in chosen for options in prompt_jobs(item, settings.formats, settings.styles)]
@@ -265,6 +290,6 @@ def llmpattern_respond(ctx: RuleContext) -> None:
             responder, name, _classification_jobs(items, turns, scores, settings.formats), cache
         )
     write_records(ctx.output["scores"], ({k: v for k, v in s.items() if k != "response_text"} for s in scores))
-    rows = aggregate(s for s in scores)
+    rows = _with_outcome_counts(aggregate(scores), scores)
     write_table(pd.DataFrame(rows), ctx.output["table"], title=f"{set_name}: {name}")
     log.info("%s / %s: %d prompts, %d table cells", set_name, name, len(jobs), len(rows))
