@@ -46,7 +46,7 @@ from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, FREQUENT_PATTERNS,
 from graphaudit.llmpattern.prompts import build_prompt
 from graphaudit.llmpattern.realworld import REALWORLD, realworld_items
 from graphaudit.llmpattern.responders import PROMPT_OPTIONS, Responder, make_responder
-from graphaudit.llmpattern.scorers import aggregate, score_answer
+from graphaudit.llmpattern.scorers import GROUP_KEYS, aggregate, score_answer
 from graphaudit.llmpattern.settings import (
     ITEM_SETTINGS,
     DetectionItems,
@@ -360,5 +360,7 @@ def llmpattern_respond(ctx: RuleContext) -> None:
         )
     write_records(ctx.output["scores"], ({k: v for k, v in s.items() if k != "response_text"} for s in scores))
     rows = aggregate(s for s in scores)
-    write_table(pd.DataFrame(rows), ctx.output["table"], title=f"{set_name}: {name}")
+    # a set without items (a real-world set whose data sets are all NOT RUN) still gets a readable header
+    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=[*GROUP_KEYS, "metric", "value", "n", "n_unparsed"])
+    write_table(frame, ctx.output["table"], title=f"{set_name}: {name}")
     log.info("%s / %s: %d prompts, %d table cells", set_name, name, len(jobs), len(rows))
