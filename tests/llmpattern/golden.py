@@ -35,6 +35,8 @@ SECTION = load_settings(
         "modification": {"per_n": 1},
         "frequent": {"per_n": 2, "turns": {"small": 1}},
         "ba2motif": {"per_class": 12, "test_per_class": 2, "turns": 1, "per_label": 6},
+        "molecules": {"datasets": [], "per_class": 2, "files": {}},
+        "realworld": {"datasets": [], "epochs": 2, "max_turns": 1, "max_test_per_class": 1, "download": False},
         "n_eval": 2,
         "formats": ["AL", "EL"],
         "responders": ["oracle", "baseline:empty", "baseline:positional", "baseline:degree_ge3"],

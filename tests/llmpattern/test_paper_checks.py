@@ -33,6 +33,7 @@ ROW_COUNTS = {
     "table8": FORMATS * M * 2,
     "table9": 2 * FORMATS * 3 * 3,
     "table10": 2 * 7 * FORMATS,
+    "table13": (3 * 7 + 3) * 4,  # 7 T11 sets x 3 progress rows + 3 T10 sets, 4 statistics each
     "table17": 7 * 2,
     "table18": SCALES * M * PATTERNS * FORMATS,
     "table19": SCALES * M * PATTERNS * FORMATS,

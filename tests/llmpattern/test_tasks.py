@@ -31,6 +31,8 @@ SECTION = load_settings(
         "modification": {"per_n": 1},
         "frequent": {"per_n": 1, "turns": {"small": 1, "medium": 1}},
         "ba2motif": {"per_class": 18, "test_per_class": 2, "turns": 1, "per_label": 15},
+        "molecules": {"datasets": [], "per_class": 2, "files": {}},
+        "realworld": {"datasets": [], "epochs": 2, "max_turns": 1, "max_test_per_class": 1, "download": False},
         "n_eval": 3,
         "formats": ["AL", "EL"],
         "responders": ["oracle"],

@@ -2,9 +2,12 @@
 # configured, language models behind an OpenAI-compatible endpoint or imported responses.
 # Each table has its own rule <name>_llmpattern -> graphaudit.llmpattern.tables:<name>.
 from graphaudit.common.settings import load_settings
+from graphaudit.llmpattern.realdata import molecule_sources, realworld_sources
 from graphaudit.llmpattern.settings import LlmpatternSettings, check_models, item_params, respond_params, responder_names
+from graphaudit.llmpattern.settings import molecule_item_params, realworld_item_params
 from graphaudit.llmpattern.tables import TABLES as LLM_TABLES
 from graphaudit.llmpattern.tasks import DERIVED as LLM_DERIVED
+from graphaudit.llmpattern.tasks import REAL_SETS as LLM_REAL_SETS
 from graphaudit.llmpattern.tasks import SETS as LLM_SETS
 from graphaudit.llmpattern.tasks import covers
 
@@ -15,6 +18,14 @@ LLM_RESPONDERS = responder_names(LLM.responders)  # name -> spec; a collision, `
 check_models(LLM)  # a model block for no model, or an option its responder does not take, stops here
 LLM_RUNS = [(s, r) for s in LLM_SETS for r, spec in LLM_RESPONDERS.items() if covers(spec, s)]
 LLM_SCORES = {s: [f"{LLM_OUT}/scores/{r}/{s}.csv" for run_set, r in LLM_RUNS if run_set == s] for s in LLM_SETS}
+# Real-world sets (T10 / T11): which data sets this run can read, and why the others are NOT RUN (decided here,
+# from the mirror, the packaged copies, data/raw and llmpattern.realworld.download; graphaudit.llmpattern.realdata)
+LLM_MOL_FILES, LLM_MOL_NOT_RUN = molecule_sources(LLM.molecules.datasets, LLM.molecules.files, config["data"])
+LLM_REAL, LLM_REAL_NOT_RUN = realworld_sources(LLM.realworld.datasets, config["data"], LLM.realworld.download)
+LLM_REAL_RUNS = [(s, r) for s in LLM_REAL_SETS for r, spec in LLM_RESPONDERS.items() if covers(spec, s)]
+LLM_REAL_SCORES = {
+    s: [f"{LLM_OUT}/scores/{r}/{s}.csv" for run_set, r in LLM_REAL_RUNS if run_set == s] for s in LLM_REAL_SETS
+}
 
 
 rule llmpattern_items:
@@ -35,6 +46,29 @@ rule llmpattern_items:
         RUN
 
 
+rule llmpattern_realworld_items:
+    input:
+        files=lambda w: list(LLM_MOL_FILES.values()) if w.set == "molecule" else [],
+        graphsets=lambda w: [f"data/processed/{n}.npz" for n in LLM_REAL] if w.set == "realworld" else [],
+    output:
+        itemset=f"{LLM_DATA}/{{set}}.jsonl",
+    log:
+        "logs/llmpattern/items_{set}.log",
+    wildcard_constraints:
+        set="|".join(LLM_REAL_SETS),
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tasks:llmpattern_realworld_items",
+        generation=lambda w: (
+            molecule_item_params(LLM, LLM_MOL_FILES)
+            if w.set == "molecule"
+            else realworld_item_params(LLM, config["seed"], LLM_REAL)
+        ),
+    script:
+        RUN
+
+
 rule llmpattern_respond:
     input:
         itemset=f"{LLM_DATA}/{{set}}.jsonl",
@@ -46,7 +80,7 @@ rule llmpattern_respond:
     benchmark:
         "benchmarks/llmpattern/respond_{responder}_{set}.tsv"
     wildcard_constraints:
-        set="|".join(LLM_SETS),
+        set="|".join(LLM_SETS + LLM_REAL_SETS),
         responder="|".join(LLM_RESPONDERS),
     conda:
         ENV
@@ -226,6 +260,73 @@ rule summary_llmpattern:
         RUN
 
 
+rule table9_llmpattern:
+    input:
+        scores=LLM_REAL_SCORES["molecule"],
+    output:
+        table=report_output(f"{LLM_OUT}/tables/table9.csv", "llmpattern", "tables"),
+    log:
+        "logs/llmpattern/tables/table9.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table9",
+        not_run=LLM_MOL_NOT_RUN,
+    script:
+        RUN
+
+
+rule table10_llmpattern:
+    input:
+        scores=LLM_REAL_SCORES["realworld"],
+    output:
+        table=report_output(f"{LLM_OUT}/tables/table10.csv", "llmpattern", "tables"),
+    log:
+        "logs/llmpattern/tables/table10.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table10",
+        not_run=LLM_REAL_NOT_RUN,
+    script:
+        RUN
+
+
+rule table13_llmpattern:
+    input:
+        itemsets=expand(f"{LLM_DATA}/{{set}}.jsonl", set=LLM_REAL_SETS),
+        values=LLM.paper_values,
+    output:
+        table=report_output(f"{LLM_OUT}/tables/table13.csv", "llmpattern", "tables"),
+    log:
+        "logs/llmpattern/tables/table13.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table13",
+        not_run={**LLM_MOL_NOT_RUN, **LLM_REAL_NOT_RUN},
+    script:
+        RUN
+
+
+rule table17_llmpattern:
+    input:
+        itemset=f"{LLM_DATA}/realworld.jsonl",
+        values=LLM.paper_values,
+    output:
+        table=report_output(f"{LLM_OUT}/tables/table17.csv", "llmpattern", "tables"),
+    log:
+        "logs/llmpattern/tables/table17.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table17",
+        not_run=LLM_REAL_NOT_RUN,
+        epochs=LLM.realworld.epochs,
+    script:
+        RUN
+
+
 rule table12_llmpattern:
     input:
         itemsets=expand(f"{LLM_DATA}/{{set}}.jsonl", set=LLM_SETS),
@@ -280,6 +381,10 @@ rule llmpattern:
         rules.table6_llmpattern.output,
         rules.table7_llmpattern.output,
         rules.table8_llmpattern.output,
+        rules.table9_llmpattern.output,
+        rules.table10_llmpattern.output,
+        rules.table13_llmpattern.output,
+        rules.table17_llmpattern.output,
         rules.table18_llmpattern.output,
         rules.table19_llmpattern.output,
         rules.table20_llmpattern.output,

@@ -166,8 +166,27 @@ def load_verified(spec: DatasetSpec, raw_dir: Path) -> GraphSet:
     return graphs
 
 
+def offline_source(spec: DatasetSpec, options: FetchOptions) -> str | None:
+    """Where :func:`obtain` would find ``spec`` without a download (the mirror folder or the installed package
+    folder), or None when only a download can provide it."""
+    if options.mirror and all((Path(options.mirror) / f).is_file() for f in spec.files):
+        return options.mirror
+    packaged = _packaged_folder(spec)
+    return str(packaged) if packaged is not None else None
+
+
+def has_reader(spec: DatasetSpec) -> bool:
+    """Whether the data layer can read ``spec``'s format into a GraphSet (download-only entries cannot)."""
+    return spec.format in _READERS
+
+
 def read_staged(spec: DatasetSpec, folder: Path) -> GraphSet:
     """Read verified files of ``spec`` from ``folder`` with the reader for its format."""
+    if not has_reader(spec):
+        raise DataError(
+            f"dataset {spec.name}: the project has no reader for the {spec.format!r} format yet (a download-only "
+            f"registry entry: {spec.urls[0]}); drop it from the dataset list"
+        )
     try:
         return _READERS[spec.format](spec, folder)
     except readers.DataFormatError as err:

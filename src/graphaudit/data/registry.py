@@ -16,6 +16,10 @@ SHCHUR_URL = "https://raw.githubusercontent.com/shchur/gnn-benchmark/master/data
 WIKICS_URL = "https://github.com/pmernyei/wiki-cs-dataset/raw/master/dataset/data.json"
 OGB_URL = "http://snap.stanford.edu/ogb/data/nodeproppred/{file}.zip"
 BENCHMARKING_GNNS_URL = "https://data.pyg.org/datasets/benchmarking-gnns/{file}.zip"
+OGB_GRAPH_URL = "http://snap.stanford.edu/ogb/data/graphproppred/csv_mol_download/{file}.zip"
+ATTRIBUTION_URL = (
+    "https://raw.githubusercontent.com/google-research/graph-attribution/main/data/{name}/{name}_smiles.csv"
+)
 
 PLANETOID_PARTS = ("x", "y", "tx", "ty", "allx", "ally", "graph", "test.index")
 
@@ -41,6 +45,7 @@ class DatasetSpec:
 
     name: str
     format: str  # tu | heterophilous | planetoid | gnn_benchmark | wikics | ogb_nodeprop | benchmarking_gnns
+    #              (download-only, no reader: ogb_graphprop | smiles_csv)
     task: str  # graph | node
     files: tuple[str, ...]
     urls: tuple[str, ...]
@@ -138,8 +143,15 @@ _ENTRIES: tuple[DatasetSpec, ...] = (
     _tu("BZR", Stats(405, 14479, 15535, 2, (319, 86)), _GLAD),
     _tu("COX2", Stats(467, 19252, 20289, 2, (365, 102)), _GLAD),
     _tu("DHFR", Stats(756, 32075, 33676, 2, (295, 461)), _GLAD),
-    _tu("ENZYMES", Stats(600, 19580, 37282, 6, (100,) * 6), _GLAD_LM),
-    _tu("IMDB-BINARY", Stats(1000, 19773, 96531, 2, (500, 500)), _GLAD),
+    _tu("ENZYMES", Stats(600, 19580, 37282, 6, (100,) * 6), ("glad", "graphlm", "llmpattern")),
+    _tu("IMDB-BINARY", Stats(1000, 19773, 96531, 2, (500, 500)), ("glad", "llmpattern")),
+    _tu("IMDB-MULTI", Stats(1500, 19502, 98903, 3, (500, 500, 500)), ("llmpattern",), source=_COUNTED),
+    _tu(
+        "Fingerprint",
+        Stats(graphs=2800),
+        ("llmpattern",),
+        note="not mirrored; only the graph count of the TU table is checked (the paper's 2,149 counts another version)",
+    ),
     _tu("REDDIT-BINARY", Stats(2000, 859254, 995508, 2, (1000, 1000)), _GLAD),
     _tu("NCI1", Stats(4110, 122747, 132753, 2, (2053, 2057)), _GLAD_LM),
     _tu("PROTEINS", Stats(1113, 43471, 81044, 2, (663, 450)), ("graphlm",)),
@@ -283,7 +295,66 @@ _ENTRIES: tuple[DatasetSpec, ...] = (
     ),
 )
 
-REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in _ENTRIES}
+
+def _download_only(name: str, fmt: str, file: str, url: str, stats: Stats, source: str, note: str) -> DatasetSpec:
+    """A registry entry the project names (canonical source, published counts) but cannot read yet."""
+    return DatasetSpec(
+        name=name,
+        format=fmt,
+        task="graph",
+        files=(file,),
+        urls=(url,),
+        stats=stats,
+        stats_source=source,
+        optional=True,
+        studies=("llmpattern",),
+        note=note,
+    )
+
+
+_OGB_NOTE = "download-only: the project has no reader for OGB graph-property zips yet"
+_ATTRIBUTION = "Sanchez-Lengeling et al. 2020 (graph-attribution benchmark), as quoted by the llmpattern paper"
+_SMILES_NOTE = (
+    "download-only: a CSV with columns smiles,label; llmpattern.molecules.files (or the mirror path) supplies it"
+)
+_LLM_DOWNLOAD_ONLY: tuple[DatasetSpec, ...] = (
+    _download_only(
+        "ogbg-molhiv",
+        "ogb_graphprop",
+        "ogb/hiv.zip",
+        OGB_GRAPH_URL.format(file="hiv"),
+        Stats(graphs=41127, classes=2),
+        "OGB graph property prediction table (Hu et al. 2020)",
+        _OGB_NOTE,
+    ),
+    _download_only(
+        "ogbg-molbbbp",
+        "ogb_graphprop",
+        "ogb/bbbp.zip",
+        OGB_GRAPH_URL.format(file="bbbp"),
+        Stats(graphs=2039, classes=2),
+        "OGB graph property prediction table (Hu et al. 2020)",
+        _OGB_NOTE,
+    ),
+    *(
+        _download_only(
+            name,
+            "smiles_csv",
+            f"molecules/{file}_smiles.csv",
+            ATTRIBUTION_URL.format(name=file),
+            Stats(graphs=count, classes=2),
+            _ATTRIBUTION,
+            _SMILES_NOTE,
+        )
+        for name, file, count in (
+            ("Benzene", "benzene", 12000),
+            ("Alkane-Carbonyl", "alkane_carbonyl", 4326),
+            ("Fluoride-Carbonyl", "fluoride_carbonyl", 8671),
+        )
+    ),
+)
+
+REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in (*_ENTRIES, *_LLM_DOWNLOAD_ONLY)}
 
 
 class UnknownDatasetError(KeyError):

@@ -5,7 +5,8 @@ else)::
 
     item_id   "<task>/<variant>/<scale or ->/<index, 4 digits>", unique and stable for a given seed
     task      translation | detection | isomorphism | kcore | modification | frequent_graph | frequent |
-              ba2motif | discriminative
+              ba2motif | discriminative | molecule (T10) | realworld_pool | realworld_turn | realworld_graph (T11,
+              see :mod:`graphaudit.llmpattern.molecules` and :mod:`graphaudit.llmpattern.realworld`)
     variant   what varies inside a task (direction, modification set, pattern, mapping mode, BA split)
     scale     small (5-14 nodes) | medium (15-24) | large (25-34) | null (translation, BA-2motif)
     directed  whether the graph(s) are directed
@@ -63,6 +64,10 @@ TASKS: tuple[str, ...] = (
     "frequent",
     "ba2motif",
     "discriminative",
+    "molecule",
+    "realworld_pool",
+    "realworld_turn",
+    "realworld_graph",
 )
 ITEM_FIELDS: tuple[str, ...] = ("item_id", "task", "variant", "scale", "directed", "index", "truth")
 

@@ -54,6 +54,26 @@ class Ba2motifSettings:
 
 
 @dataclass(frozen=True)
+class MoleculeSettings:
+    """T10: the registry's SMILES sets to run, molecules per class, and user-supplied CSV files by set name."""
+
+    datasets: tuple[str, ...]
+    per_class: int
+    files: dict[str, str]
+
+
+@dataclass(frozen=True)
+class RealworldSettings:
+    """T11: the registry data sets to run, epochs of turns, caps (None = all) and whether to download."""
+
+    datasets: tuple[str, ...]
+    epochs: int
+    max_turns: int | None
+    max_test_per_class: int | None
+    download: bool
+
+
+@dataclass(frozen=True)
 class LlmpatternSettings:
     scales: tuple[Scale, ...]
     translation: TranslationSettings
@@ -62,6 +82,8 @@ class LlmpatternSettings:
     modification: ModificationSettings
     frequent: FrequentSettings
     ba2motif: Ba2motifSettings
+    molecules: MoleculeSettings
+    realworld: RealworldSettings
     n_eval: int
     formats: tuple[Format, ...]
     responders: tuple[str, ...]
@@ -249,3 +271,34 @@ def respond_params(section: LlmpatternSettings, seed: int, set_name: str, respon
     return settings_dict(
         RespondSettings(seed, section.n_eval, section.formats, styles, responder, model_options(section, responder))
     )
+
+
+# ---- what the real-world item rules read (rule llmpattern_realworld_items) ------------------------------
+@dataclass(frozen=True)
+class MoleculeItems:
+    """T10: the CSV each runnable SMILES set is read from, and the molecules sampled per class."""
+
+    files: dict[str, str]
+    per_class: int
+
+
+@dataclass(frozen=True)
+class RealworldItems:
+    """T11: the runnable data sets (their GraphSets are the rule's inputs), epochs and caps."""
+
+    seed: int
+    datasets: tuple[str, ...]
+    epochs: int
+    max_turns: int | None
+    max_test_per_class: int | None
+
+
+def molecule_item_params(section: LlmpatternSettings, files: dict[str, str]) -> dict[str, Any]:
+    """The ``params`` of the T10 item job, ``files`` being the runnable sets' CSVs."""
+    return settings_dict(MoleculeItems(dict(files), section.molecules.per_class))
+
+
+def realworld_item_params(section: LlmpatternSettings, seed: int, datasets: Sequence[str]) -> dict[str, Any]:
+    """The ``params`` of the T11 item job for the runnable ``datasets``."""
+    real = section.realworld
+    return settings_dict(RealworldItems(seed, tuple(datasets), real.epochs, real.max_turns, real.max_test_per_class))

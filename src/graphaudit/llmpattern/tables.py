@@ -12,7 +12,9 @@ import pandas as pd
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.cache import NON_ANSWER_COLUMNS
 from graphaudit.llmpattern.datasets import dataset_statistics, occurrence_statistics, read_items
+from graphaudit.llmpattern.molecules import MOLECULE_SETS
 from graphaudit.llmpattern.paper_checks import CHECK_COLUMNS, consistency_checks, load_paper_values
+from graphaudit.llmpattern.realworld import REALWORLD, realworld_statistics, turn_count
 from graphaudit.llmpattern.scorers import GROUP_KEYS
 from graphaudit.report.tables import write_table
 
@@ -24,6 +26,7 @@ __all__ = [
     "occurrences",
     "paper_consistency",
     "read_scores",
+    "real_task_frame",
     "summary",
     "summary_frame",
     "table2",
@@ -33,7 +36,13 @@ __all__ = [
     "table6",
     "table7",
     "table8",
+    "table9",
+    "table10",
     "table12",
+    "table13",
+    "table13_frame",
+    "table17",
+    "table17_frame",
     "table18",
     "table19",
     "table20",
@@ -55,10 +64,11 @@ TABLES = {
     "table19": ("T6", "detection"),
 }
 """Paper table -> (task code, the item set whose answers it shows); T3 / T6 are Tables 18 / 19."""
-TABLE_COLUMNS = [*GROUP_KEYS, "metric", "value", "n", "n_unparsed", *NON_ANSWER_COLUMNS, "note"]
-"""A cell's columns; ``n_truncated``, ``n_content_filter``, ``n_refusal`` and ``n_error`` count its responses that were
-no answer (scored as empty ones)."""
-LABEL_COLUMNS = [c for c in TABLE_COLUMNS if c not in ("value", "n", "n_unparsed", *NON_ANSWER_COLUMNS)]
+TABLE_COLUMNS = [*GROUP_KEYS, "metric", "value", "n", "n_unparsed", "n_repo_error", *NON_ANSWER_COLUMNS, "note"]
+"""A cell's columns; ``n_repo_error`` counts the answers the authors' code raises on (left out of the value), and
+``n_truncated``, ``n_content_filter``, ``n_refusal`` and ``n_error`` its responses that were no answer (scored as
+empty ones)."""
+LABEL_COLUMNS = [c for c in TABLE_COLUMNS if c not in ("value", "n", "n_unparsed", "n_repo_error", *NON_ANSWER_COLUMNS)]
 """The columns that name a cell: read as text, so an empty one (``stage`` outside T9) stays text whichever score
 tables a table reads."""
 # Why the exact answer scores below 1 under the authors' scoring (spec 4.9, pitfalls 4 and 6).
@@ -204,3 +214,113 @@ def paper_consistency(ctx: RuleContext) -> None:
     results = pd.DataFrame(consistency_checks(load_paper_values(ctx.input["values"])), columns=list(CHECK_COLUMNS))
     write_table(results, ctx.output["table"], title="llmpattern: the paper's internal arithmetic (spec §7.3)")
     log.info("%d paper-consistency checks, %d do not hold", len(results), int((~results["holds"]).sum()))
+
+
+# ---- real-world tasks (T10, T11): Tables 9, 10, 13, 17 ---------------------------------------------------
+REAL_COLUMNS = [*TABLE_COLUMNS, "not_run"]
+"""Tables 9 and 10: the task tables' columns plus ``not_run``, the reason a data set's cells are NOT RUN."""
+
+
+def _dataset_name(variant: str) -> str:
+    """Registry name of an item variant (T10 variants are the repository's snake-case group names)."""
+    return {v: name for name, (v, _) in MOLECULE_SETS.items()}.get(variant, variant)
+
+
+def _not_run_rows(reasons: dict[str, str], task: str, metric: str) -> pd.DataFrame:
+    rows = [{"task": task, "variant": name, "metric": metric, "not_run": reason} for name, reason in reasons.items()]
+    return pd.DataFrame(rows, columns=REAL_COLUMNS)
+
+
+def real_task_frame(frame: pd.DataFrame, task: str, reasons: dict[str, str], metric: str) -> pd.DataFrame:
+    """A real-world task's cells (variants as registry names) followed by one NOT RUN row per missing data set."""
+    cells = task_frame(frame, task).reindex(columns=REAL_COLUMNS)
+    cells["variant"] = cells["variant"].map(_dataset_name)
+    return pd.concat([cells, _not_run_rows(reasons, task, metric)], ignore_index=True)
+
+
+def table9(ctx: RuleContext) -> None:
+    """Table 9 (T10, functional groups in molecules, F1) from the molecule set's score tables; ``params.not_run``:
+    the SMILES sets this run could not read, with why."""
+    frame = real_task_frame(read_scores(ctx.input_list("scores")), "T10", ctx.params["not_run"], "f1")
+    write_table(frame, ctx.output["table"], title="table9: T10")
+
+
+def table10(ctx: RuleContext) -> None:
+    """Table 10 (T11, extraction and classification accuracy) from the real-world set's score tables;
+    ``params.not_run``: the data sets this run could not read, with why."""
+    frame = real_task_frame(read_scores(ctx.input_list("scores")), "T11", ctx.params["not_run"], "accuracy")
+    write_table(frame, ctx.output["table"], title="table10: T11")
+
+
+_TABLE13_METRICS = ("num", "avg_node", "avg_edge", "avg_density")
+
+
+def table13_frame(rows: list[dict], paper: pd.DataFrame, reasons: dict[str, str]) -> pd.DataFrame:
+    """Table 13: the reproduced statistics beside the paper's (``paper_<metric>``), and a NOT RUN row per
+    missing data set and progress the paper prints."""
+    printed = paper[paper["table"] == "table13"]
+    quoted = {
+        (item, metric): value for item, metric, value in zip(printed["item"], printed["metric"], printed["value"])
+    }
+    frame = pd.DataFrame(rows, columns=["dataset", "progress", *_TABLE13_METRICS])
+    frame["dataset"] = frame["dataset"].map(_dataset_name)
+    missing = [
+        {"dataset": item.split(":")[0], "progress": item.split(":")[1], "not_run": reasons[item.split(":")[0]]}
+        for item in dict.fromkeys(printed["item"])
+        if item.split(":")[0] in reasons
+    ]
+    frame = pd.concat([frame, pd.DataFrame(missing)], ignore_index=True).reindex(
+        columns=["dataset", "progress", *_TABLE13_METRICS, "not_run"]
+    )
+    for metric in _TABLE13_METRICS:
+        keys = frame["dataset"] + ":" + frame["progress"]
+        frame[f"paper_{metric}"] = [quoted.get((key, metric)) for key in keys]
+    return frame
+
+
+def table13(ctx: RuleContext) -> None:
+    """Table 13 (statistics of the real-world sets) from the molecule and real-world item sets
+    (``input.itemsets``), the paper's values (``input.values``) and ``params.not_run``."""
+    items = [item for path in ctx.input_list("itemsets") for item in read_items(path)]
+    frame = table13_frame(realworld_statistics(items), load_paper_values(ctx.input["values"]), ctx.params["not_run"])
+    write_table(frame, ctx.output["table"], title="Table 13: statistics of the real-world data sets")
+
+
+def table17_frame(items: list[dict], paper: pd.DataFrame, reasons: dict[str, str], epochs: int) -> pd.DataFrame:
+    """Table 17 per data set: # Sampling, # Turns that ``epochs`` epochs over the discrimination pool take, the
+    turns generated at this scale, and the paper's two numbers; NOT RUN rows for missing data sets."""
+    pools: dict[str, dict[int, int]] = {}
+    generated: dict[str, int] = {}
+    for item in items:
+        if item["task"] == "realworld_pool":
+            per_class = pools.setdefault(item["variant"], {})
+            per_class[item["truth"]["label"]] = per_class.get(item["truth"]["label"], 0) + 1
+        elif item["task"] == "realworld_turn":
+            generated[item["variant"]] = generated.get(item["variant"], 0) + 1
+    printed = paper[paper["table"] == "table17"]
+    quoted = {
+        (item, metric): value for item, metric, value in zip(printed["item"], printed["metric"], printed["value"])
+    }
+    rows = []
+    for name in dict.fromkeys(printed["item"]):
+        sampling = REALWORLD[name].sampling
+        row = {"dataset": name, "sampling": sampling, "paper_sampling": quoted.get((name, "sampling"))}
+        if name in pools:
+            sizes = list(pools[name].values())
+            row |= {"turns": turn_count(sizes, sampling, epochs), "turns_generated": generated.get(name, 0)}
+        row |= {"paper_turns": quoted.get((name, "turns")), "not_run": reasons.get(name, "")}
+        rows.append(row)
+    columns = ["dataset", "sampling", "paper_sampling", "turns", "turns_generated", "paper_turns", "not_run"]
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
+def table17(ctx: RuleContext) -> None:
+    """Table 17 (real-world hyperparameters) from the real-world item set (``input.itemset``), the paper's values
+    (``input.values``), ``params.not_run`` and ``params.epochs``."""
+    frame = table17_frame(
+        read_items(ctx.input["itemset"]),
+        load_paper_values(ctx.input["values"]),
+        ctx.params["not_run"],
+        ctx.params["epochs"],
+    )
+    write_table(frame, ctx.output["table"], title="Table 17: hyperparameters of the real-world tasks")

@@ -7,6 +7,10 @@ content-addressed cache (``results/llmpattern/cache/<responder>/<set>.jsonl``, k
 rerun asks only what is missing) and scores every answer in both scoring modes; :mod:`graphaudit.llmpattern.tables`
 groups the scores into the paper's tables. BA-2motif runs in two stages, as in the paper: the classification
 prompts list the discriminative patterns that the same responder extracted.
+
+The real-world sets (:data:`REAL_SETS`) come from ``llmpattern_realworld_items``: ``molecule`` (T10, the SMILES
+sets) and ``realworld`` (T11, the TU / OGB sets); T11 runs in the same two stages, per data set and format, with
+the repository's filter for real-world patterns: none beyond exact de-duplication (spec §3.5 T11).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import pandas as pd
 
 from graphaudit.common.records import write_records
 from graphaudit.common.rule import RuleContext
+from graphaudit.data.graphset import GraphSet
 from graphaudit.llmpattern.answers import BASELINE_TASKS
 from graphaudit.llmpattern.cache import NON_ANSWER_COLUMNS, NON_ANSWERS, ResponseCache
 from graphaudit.llmpattern.datasets import Item, read_items, write_items
@@ -36,9 +41,11 @@ from graphaudit.llmpattern.generators import (
     modification_items,
     translation_items,
 )
+from graphaudit.llmpattern.molecules import molecule_items, read_smiles_csv
 from graphaudit.llmpattern.parsers import parse_answer
 from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, FREQUENT_PATTERNS, MODIFICATIONS, UNDIRECTED_PATTERNS
 from graphaudit.llmpattern.prompts import build_prompt
+from graphaudit.llmpattern.realworld import REALWORLD, realworld_items
 from graphaudit.llmpattern.responders import PROMPT_OPTIONS, Responder, make_responder
 from graphaudit.llmpattern.scorers import GROUP_KEYS, aggregate, score_answer
 from graphaudit.llmpattern.settings import (
@@ -50,6 +57,8 @@ from graphaudit.llmpattern.settings import (
     ItemSettings,
     KcoreItems,
     ModificationItems,
+    MoleculeItems,
+    RealworldItems,
     RespondSettings,
     TranslationItems,
     responder_slug,
@@ -58,10 +67,12 @@ from graphaudit.report.tables import write_table
 
 __all__ = [
     "DERIVED",
+    "REAL_SETS",
     "SETS",
     "covers",
     "evaluated_items",
     "llmpattern_items",
+    "llmpattern_realworld_items",
     "llmpattern_respond",
     "prompt_jobs",
     "responder_slug",
@@ -79,7 +90,10 @@ SET_TASKS = {
     "modification": {"modification"},
     "frequent": {"frequent"},
     "discriminative": {"discriminative", "ba2motif"},
+    "molecule": {"molecule"},
+    "realworld": {"realworld_turn", "realworld_graph"},
 }
+REAL_SETS = ("molecule", "realworld")
 DERIVED = {"isomorphism", "kcore"}  # sets built from the undirected detection graphs
 SCORE_MODES = ("repo", "clean")
 
@@ -147,6 +161,46 @@ def llmpattern_items(ctx: RuleContext) -> None:
     log.info("%s: %d items", name, count)
 
 
+def molecule_set(settings: MoleculeItems) -> list[Item]:
+    """The T10 items of every runnable SMILES set (``settings.files``: set name -> CSV), sets in the given order."""
+    return [
+        item
+        for name, path in settings.files.items()
+        for item in molecule_items(name, read_smiles_csv(path), settings.per_class)
+    ]
+
+
+def realworld_set(settings: RealworldItems, graphsets: dict[str, GraphSet]) -> list[Item]:
+    """The T11 items (pools, turns, test graphs) of every runnable data set, from its verified GraphSet."""
+    return [
+        item
+        for name in settings.datasets
+        for item in realworld_items(
+            REALWORLD[name],
+            graphsets[name],
+            settings.epochs,
+            settings.max_turns,
+            settings.max_test_per_class,
+            settings.seed,
+        )
+    ]
+
+
+def llmpattern_realworld_items(ctx: RuleContext) -> None:
+    """Rule entry: the ``molecule`` (T10) or ``realworld`` (T11, ``input.graphsets`` in ``params.generation``'s
+    data set order) item set."""
+    name = ctx.wildcards["set"]
+    if name == "molecule":
+        items = molecule_set(ctx.settings("generation", MoleculeItems))
+    elif name == "realworld":
+        settings = ctx.settings("generation", RealworldItems)
+        paths = ctx.input_list("graphsets")
+        items = realworld_set(settings, {n: GraphSet.load(p) for n, p in zip(settings.datasets, paths)})
+    else:
+        raise ValueError(f"unknown real-world set {name!r}; sets are {', '.join(REAL_SETS)}")
+    log.info("%s: %d items", name, write_items(ctx.output["itemset"], items))
+
+
 # ---- prompts ---------------------------------------------------------------------------------------------
 def evaluated_items(items: Sequence[Item], n_eval: int, seed: int) -> list[Item]:
     """The items that get prompts: every small item, ``n_eval`` of each medium / large set (one shared subset
@@ -154,7 +208,9 @@ def evaluated_items(items: Sequence[Item], n_eval: int, seed: int) -> list[Item]
     left out."""
     groups: dict[tuple, list[Item]] = {}
     for item in items:
-        if item["task"] in ("frequent_graph",) or (item["task"] == "ba2motif" and item["variant"] != "classification"):
+        if item["task"] in ("frequent_graph", "realworld_pool") or (
+            item["task"] == "ba2motif" and item["variant"] != "classification"
+        ):
             continue
         groups.setdefault((item["task"], item["variant"], item["scale"]), []).append(item)
     chosen = []
@@ -189,7 +245,13 @@ def prompt_jobs(item: Item, formats: Sequence[str], styles: Sequence[str] | None
                 yield {"fmt": fmt, "gold_set": gold_set}
         elif task == "translation":
             yield {"fmt": fmt, "description": "term"}
-        elif task != "ba2motif":
+        elif task == "molecule":
+            for description in ("term", "topo", "both"):
+                yield {"fmt": fmt, "description": description}
+        elif task == "realworld_turn":
+            for k in range(1, len(item["truth"]["classes"]) + 1):
+                yield {"fmt": fmt, "gold_set": f"Set{k}"}
+        elif task not in ("ba2motif", "realworld_graph"):
             yield {"fmt": fmt}
 
 
@@ -270,6 +332,34 @@ def _classification_jobs(
     ]
 
 
+def _realworld_type_patterns(
+    turns: list[tuple[Item, dict]], scores: list[dict], fmt: str, dataset: str
+) -> list[list[dict[str, Any]]]:
+    """Per type (SetK = type K): the distinct non-empty patterns the responder extracted from ``dataset``'s turns in
+    ``fmt`` (repo parsing, no filter: the repository's real-world scripts apply none)."""
+    found: dict[str, list] = {}
+    repo = [s for s in scores if s["mode"] == "repo"]
+    for (item, options), score in zip(turns, repo):
+        if item["variant"] != dataset or options["fmt"] != fmt:
+            continue
+        kept = found.setdefault(options["gold_set"], [])
+        pattern = parse_answer(item, score["response_text"], "repo").value
+        if pattern and pattern["edges"] and pattern not in kept:
+            kept.append(pattern)
+    classes = next(item["truth"]["classes"] for item, _ in turns if item["variant"] == dataset)
+    return [found.get(f"Set{k}", []) for k in range(1, len(classes) + 1)]
+
+
+def _realworld_classification_jobs(
+    items: Sequence[Item], turns: list[tuple[Item, dict]], scores: list[dict], formats: Sequence[str]
+) -> list[tuple[Item, dict]]:
+    """Classification prompts of every test graph whose data set had extraction turns."""
+    datasets = {item["variant"] for item, _ in turns}
+    tests = [item for item in items if item["task"] == "realworld_graph" and item["variant"] in datasets]
+    patterns = {(d, f): _realworld_type_patterns(turns, scores, f, d) for d in datasets for f in formats}
+    return [(item, {"fmt": f, "type_patterns": patterns[(item["variant"], f)]}) for f in formats for item in tests]
+
+
 def llmpattern_respond(ctx: RuleContext) -> None:
     """Rule entry: one responder (``params.respond``) on one set; writes the per-answer scores (``scores``,
     JSONL) and their aggregates (``table``)."""
@@ -289,7 +379,15 @@ def llmpattern_respond(ctx: RuleContext) -> None:
         scores += _answer_and_score(
             responder, name, _classification_jobs(items, turns, scores, settings.formats), cache
         )
+    if set_name == "realworld":
+        turns = [(item, options) for item, options in jobs if item["task"] == "realworld_turn"]
+        scores += _answer_and_score(
+            responder, name, _realworld_classification_jobs(items, turns, scores, settings.formats), cache
+        )
     write_records(ctx.output["scores"], ({k: v for k, v in s.items() if k != "response_text"} for s in scores))
     rows = _with_outcome_counts(aggregate(scores), scores)
-    write_table(pd.DataFrame(rows), ctx.output["table"], title=f"{set_name}: {name}")
+    # a set without items (a real-world set whose data sets are all NOT RUN) still gets a readable header
+    empty = [*GROUP_KEYS, "metric", "value", "n", "n_unparsed", "n_repo_error", *NON_ANSWER_COLUMNS]
+    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=empty)
+    write_table(frame, ctx.output["table"], title=f"{set_name}: {name}")
     log.info("%s / %s: %d prompts, %d table cells", set_name, name, len(jobs), len(rows))
