@@ -10,6 +10,7 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.cache import NON_ANSWER_COLUMNS
 from graphaudit.llmpattern.paper_checks import CHECK_COLUMNS, consistency_checks, load_paper_values
 from graphaudit.llmpattern.tables import (
+    ALL_VARIANTS,
     LABEL_COLUMNS,
     REPO_CAPS,
     TABLE_COLUMNS,
@@ -98,7 +99,9 @@ def test_summary_frame_aggregates_each_variant() -> None:
     table = summary_frame(CELLS)
     square = table[(table.task == "T1") & (table.responder == "a") & (table.variant == "square")].iloc[0]
     assert (square["mean"], square["cells"]) == (0.5, 1)
-    assert len(table) == 6 and (table["stage"] == "").all()
+    pooled = table[(table.task == "T1") & (table.responder == "a") & (table.variant == ALL_VARIANTS)].iloc[0]
+    assert (pooled["mean"], pooled["min"], pooled["max"], pooled["cells"]) == (0.75, 0.5, 1.0, 2)
+    assert len(table) == 6 + 5 and (table["stage"] == "").all()  # 5 (task, responder) pools
 
 
 def test_summary_frame_sums_the_non_answers_of_its_cells() -> None:
@@ -119,7 +122,7 @@ def test_summary_frame_sums_the_non_answers_of_its_cells() -> None:
         },
     ]
     table = summary_frame(pd.DataFrame(counted))
-    assert table[list(NON_ANSWER_COLUMNS)].iloc[0].tolist() == [3, 1, 1, 3] and table["cells"].tolist() == [2]
+    assert table[list(NON_ANSWER_COLUMNS)].iloc[0].tolist() == [3, 1, 1, 3] and table["cells"].tolist() == [2, 2]
     assert (summary_frame(CELLS)[list(NON_ANSWER_COLUMNS)] == 0).all().all()  # score tables from before the counts
     assert set(NON_ANSWER_COLUMNS) <= set(TABLE_COLUMNS) and not set(NON_ANSWER_COLUMNS) & set(LABEL_COLUMNS)
 

@@ -19,6 +19,7 @@ from graphaudit.llmpattern.scorers import GROUP_KEYS
 from graphaudit.report.tables import write_table
 
 __all__ = [
+    "ALL_VARIANTS",
     "LABEL_COLUMNS",
     "REPO_CAPS",
     "TABLES",
@@ -176,15 +177,25 @@ def summary(ctx: RuleContext) -> None:
     )
 
 
+ALL_VARIANTS = "all"
+"""The ``variant`` of the summary rows that pool every variant of a task (a claim on a whole task reads one)."""
+_COUNT_COLUMNS = ("n_repo_error", *NON_ANSWER_COLUMNS)
+
+
 def summary_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean, minimum and maximum of the headline metric over a task's cells (patterns, scales, formats,
-    descriptions, styles), per responder, variant and scoring mode, with the cell count and the cells' counts of
-    non-answers (0 where a score table predates them)."""
-    keys = ["task", "stage", "variant", "responder", "mode", "metric"]
+    descriptions, styles), per responder, variant and scoring mode, then the same over every variant
+    (variant :data:`ALL_VARIANTS`); with the cell count and the cells' counts of repo errors and non-answers (0
+    where a score table predates them)."""
     rows = frame.dropna(subset=["value"]).fillna({"stage": "", "variant": ""})
+    return pd.concat([_summarised(rows), _summarised(rows.assign(variant=ALL_VARIANTS))], ignore_index=True)
+
+
+def _summarised(rows: pd.DataFrame) -> pd.DataFrame:
+    keys = ["task", "stage", "variant", "responder", "mode", "metric"]
     out = rows.groupby(keys)["value"].agg(["mean", "min", "max", "count"]).reset_index()
-    counts = rows.reindex(columns=[*keys, *NON_ANSWER_COLUMNS]).fillna(dict.fromkeys(NON_ANSWER_COLUMNS, 0))
-    totals = counts.groupby(keys)[list(NON_ANSWER_COLUMNS)].sum().astype(int).reset_index()
+    counts = rows.reindex(columns=[*keys, *_COUNT_COLUMNS]).fillna(dict.fromkeys(_COUNT_COLUMNS, 0))
+    totals = counts.groupby(keys)[list(_COUNT_COLUMNS)].sum().astype(int).reset_index()
     return out.rename(columns={"count": "cells"}).merge(totals, on=keys)
 
 
