@@ -11,11 +11,11 @@ spec §4.11). The splits re-implement the authors' scripts (seed 2024):
   ``test_per_class`` of them in shuffled order (None = all). Set1 / Type 1 is label 1, Set2 / Type 2 label 0,
   as the repository puts the positives first. ogbg-molhiv shuffles only OGB's scaffold ``test`` part (``part``):
   the script reads the ``test`` split of HF ``graphs-datasets/ogbg-molhiv`` (4,113 graphs; [I] in the order of
-  OGB's ``split/scaffold/test.csv.gz``). Where the spec is more precise than the script runs, the spec decides:
-  the script pairs every positive of the pool with a negative (``CombinedDataset``: as many of each as the rarer
-  class has), the spec's 100 + 100 (Table 13's 200) caps it at ``disc_per_class = 100``; the script's HIV
-  classification branch cannot run (its ``LabelSampler`` branch returns an unbound ``loader``), so the spec's
-  40 test graphs are the first 20 per class of the held-out 20 %, the IMDB-BINARY rule.
+  OGB's ``split/scaffold/test.csv.gz``). Two details follow the spec (§3.4), not the script: the script pairs
+  every positive of the pool with a negative (``CombinedDataset``: as many of each as the rarer class has), the
+  spec's 100 + 100 (Table 13's 200) caps it at ``disc_per_class = 100``; the script's HIV classification branch
+  cannot run (its ``LabelSampler`` branch returns an unbound ``loader``), so the spec's 40 test graphs are the
+  first 20 per class of the held-out 20 %, the IMDB-BINARY rule.
 * ``scaffold`` (ogbg-molbbbp), the script's ``PygGraphPropPredDataset`` branch, unshuffled: the first
   ``disc_per_class`` (250) graphs per class of OGB's scaffold ``train`` part and the last ``test_per_class`` (25)
   per class of its ``test`` part, each in the order of its split file (spec: 500 / 50, balanced).
