@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from graphaudit.data.errors import ChecksumMismatchError, DataError, DataUnavailableError, StatisticsMismatchError
-from graphaudit.data.fetch import FetchOptions, combined_sha256, obtain, sha256_file
+from graphaudit.data.fetch import FetchOptions, combined_sha256, has_reader, obtain, sha256_file
 from graphaudit.data.registry import REGISTRY, DatasetSpec, Stats, UnknownDatasetError, check_names, get_spec
+from ogb_toys import write_ogb_graphprop
 
 CLOSED_PORT_URL = "http://127.0.0.1:9/TINY.zip"  # the discard port: nothing listens, refused at once
 
@@ -173,3 +174,23 @@ def test_registry_entries_are_complete():
         assert len(spec.files) == len(spec.urls) > 0, spec.name
         assert spec.task in ("graph", "node") and spec.stats_source, spec.name
         assert spec.stats.graphs is not None, spec.name
+
+
+@pytest.mark.parametrize(("name", "file", "graphs"), [("ogbg-molhiv", "hiv", 41127), ("ogbg-molbbbp", "bbbp", 2039)])
+def test_ogb_molecule_sets_are_readable_registry_entries(name, file, graphs):
+    """OGB's published graph counts; the canonical zip of the graph-property CSV release."""
+    spec = get_spec(name)
+    assert has_reader(spec) and spec.format == "ogb_graphprop" and "download-only" not in spec.note
+    assert spec.stats == Stats(graphs=graphs, classes=2) and spec.files == (f"ogb/{file}.zip",)
+    assert spec.urls == (f"http://snap.stanford.edu/ogb/data/graphproppred/csv_mol_download/{file}.zip",)
+
+
+def test_ogb_zip_in_the_mirror_is_read_and_checked(tmp_path):
+    """The data layer reads an OGB zip from the mirror path; the published graph count is checked."""
+    write_ogb_graphprop(tmp_path / "mirror" / "ogb" / "bbbp.zip", top="bbbp")
+    spec = replace(get_spec("ogbg-molbbbp"), stats=Stats(graphs=4, classes=2))
+    graphs, record = obtain(spec, tmp_path / "raw", offline(tmp_path / "mirror"))
+    assert record["statistics"] == {"graphs": 4, "nodes": 12, "edges": 8, "classes": 2, "class_counts": [2, 2]}
+    assert graphs.get("graph_split") is not None
+    with pytest.raises(StatisticsMismatchError, match="graphs: expected 2039, found 4"):
+        obtain(get_spec("ogbg-molbbbp"), tmp_path / "raw2", offline(tmp_path / "mirror"))

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphaudit.data.graphset import GraphSet, canonical_edges, from_edge_list, one_hot
+from graphaudit.data.graphset import GraphSet, canonical_edges, from_edge_list, one_hot, split_members
 
 
 def two_graphs() -> GraphSet:
@@ -54,6 +54,20 @@ def test_validate_names_the_broken_array():
         GraphSet("bad", [0, 1], [0, 0], np.zeros((0, 2)), arrays={"colour": np.array([1])})
     with pytest.raises(ValueError, match="own graph"):
         GraphSet("bad", [0, 1, 2], [0, 1, 1], np.array([[0, 1]]))
+
+
+def test_graph_split_shape_and_members_in_file_order():
+    with pytest.raises(ValueError, match=r"graph_split must have shape \(2, 2\) \(part, position\), found \(2,\)"):
+        GraphSet("bad", [0, 1, 2], [0, 0, 0], np.zeros((0, 2)), arrays={"graph_split": np.array([0, 1])})
+    # graphs 0..3: train holds 3 then 0, test 2, graph 1 is in no part
+    split = np.array([[0, 1], [-1, -1], [2, 0], [0, 0]])
+    graphs = GraphSet("s", [0, 1, 2, 3, 4], [0, 0, 0, 0, 0], np.zeros((0, 2)), arrays={"graph_split": split})
+    assert split_members(graphs, "train").tolist() == [3, 0]
+    assert split_members(graphs, "valid").tolist() == [] and split_members(graphs, "test").tolist() == [2]
+    with pytest.raises(ValueError, match="unknown split part 'val'"):
+        split_members(graphs, "val")
+    with pytest.raises(ValueError, match="holds no published graph split"):
+        split_members(two_graphs(), "train")
 
 
 def test_save_load_round_trip_is_exact_and_byte_stable(tmp_path):

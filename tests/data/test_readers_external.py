@@ -1,4 +1,5 @@
-"""Readers for gnn-benchmark npz, Wiki-CS json, OGB node-property zips and PyG's benchmarking-gnns release."""
+"""Readers for gnn-benchmark npz, Wiki-CS json, OGB node- and graph-property zips and PyG's benchmarking-gnns
+release."""
 
 from __future__ import annotations
 
@@ -12,13 +13,16 @@ import numpy as np
 import pytest
 import torch
 
+from graphaudit.data.graphset import split_members
 from graphaudit.data.readers import DataFormatError
 from graphaudit.data.readers_external import (
     read_benchmarking_gnns,
     read_gnn_benchmark_npz,
+    read_ogb_graphprop,
     read_ogb_nodeprop,
     read_wikics_json,
 )
+from ogb_toys import ogb_tables, write_ogb_graphprop
 
 # ---- gnn-benchmark npz -------------------------------------------------------------------------------
 
@@ -224,6 +228,74 @@ def test_ogb_nodeprop_errors(tmp_path: Path, kind: str, match: str) -> None:
     with pytest.raises(DataFormatError, match=match) as info:
         read_ogb_nodeprop(path, "ogbn-arxiv")
     assert "ogbn-arxiv" in str(info.value) and str(path) in str(info.value)
+
+
+# ---- OGB graph-property zip (tests/ogb_toys.py: four molecules) -------------------------------------------
+
+
+def test_ogb_graphprop_counts_edges_and_labels(tmp_path: Path) -> None:
+    gs = read_ogb_graphprop(write_ogb_graphprop(tmp_path / "hiv.zip"), "ogbg-molhiv")
+    assert (gs.num_graphs, gs.num_nodes, gs.num_edges, gs.directed) == (4, 12, 8, False)
+    assert gs.node_counts().tolist() == [3, 4, 4, 1] and gs.edge_counts().tolist() == [2, 3, 3, 0]
+    # local ids shifted by each graph's first node: ethanol 0..2, acetyl fluoride 3..6, chloroform 7..10, Na 11
+    assert gs.edges.tolist() == [[0, 1], [1, 2], [3, 4], [4, 5], [4, 6], [7, 8], [8, 9], [8, 10]]
+    assert gs.graph_edges(1).tolist() == [[0, 1], [1, 2], [1, 3]]
+    assert gs.arrays["node_labels"].tolist() == [5, 5, 7, 5, 5, 7, 8, 16, 5, 16, 16, 10]  # atomic_num - 1
+    assert gs.arrays["edge_labels"].tolist() == [0, 0, 0, 1, 0, 0, 0, 0]  # the C=O of acetyl fluoride
+    assert gs.arrays["graph_labels"].tolist() == [0, 1, 1, 0]
+
+
+def test_ogb_graphprop_keeps_the_scaffold_split_in_file_order(tmp_path: Path) -> None:
+    gs = read_ogb_graphprop(write_ogb_graphprop(tmp_path / "bbbp.zip", top="bbbp"), "ogbg-molbbbp")
+    assert gs.arrays["graph_split"].tolist() == [[0, 1], [2, 0], [0, 0], [1, 0]]  # (part, position in its file)
+    assert split_members(gs, "train").tolist() == [2, 0]
+    assert split_members(gs, "valid").tolist() == [3] and split_members(gs, "test").tolist() == [1]
+
+
+def test_ogb_graphprop_survives_a_save_load_round_trip(tmp_path: Path) -> None:
+    gs = read_ogb_graphprop(write_ogb_graphprop(tmp_path / "hiv.zip"), "ogbg-molhiv")
+    gs.save(tmp_path / "hiv.npz")
+    back = type(gs).load(tmp_path / "hiv.npz")
+    assert sorted(back.arrays) == ["edge_labels", "graph_labels", "graph_split", "node_labels"]
+    np.testing.assert_array_equal(back.arrays["graph_split"], gs.arrays["graph_split"])
+
+
+def _graphprop_error_zip(path: Path, kind: str) -> Path:
+    tables = ogb_tables()
+    changes = {
+        "truncated": {"raw/node-feat.csv.gz": tables["raw/node-feat.csv.gz"][:-1]},
+        "foreign_node": {"raw/edge.csv.gz": [(0, 1), (1, 3)] + tables["raw/edge.csv.gz"][2:]},
+        "features": {"raw/node-feat.csv.gz": [row[:3] for row in tables["raw/node-feat.csv.gz"]]},
+        "multitask": {"raw/graph-label.csv.gz": [(y, y) for y in tables["raw/graph-label.csv.gz"]]},
+        "split_twice": {"split/scaffold/test.csv.gz": [1, 0]},
+        "split_range": {"split/scaffold/valid.csv.gz": [4]},
+        "empty_graph": {"raw/num-node-list.csv.gz": [3, 4, 5, 0]},
+        "edge_counts": {"raw/num-edge-list.csv.gz": [2, 3, 3]},
+    }
+    if kind == "missing_member":
+        return write_ogb_graphprop(path, drop=("raw/graph-label.csv.gz",))
+    return write_ogb_graphprop(path, replace=changes[kind])
+
+
+@pytest.mark.parametrize(
+    ("kind", "match"),
+    [
+        ("missing_member", "raw/graph-label.csv.gz, found no member"),
+        ("truncated", r"node-feat.csv.gz has 11 rows for 12 nodes"),
+        ("foreign_node", r"edge.csv.gz row 1 \(1,3\) belongs to graph 0, whose 3 nodes are 0\.\.2"),
+        ("features", r"node-feat.csv.gz has 3 columns, expected OGB's 9 atom features"),
+        ("multitask", r"graph-label.csv.gz has 2 label columns"),
+        ("split_twice", r"split test.csv.gz lists a graph twice or one of an earlier part"),
+        ("split_range", r"split valid.csv.gz names graphs 4\.\.4, the set has 0\.\.3"),
+        ("empty_graph", r"num-node-list.csv.gz gives graph 3 0 nodes"),
+        ("edge_counts", r"num-edge-list.csv.gz has 3 rows for 4 graphs"),
+    ],
+)
+def test_ogb_graphprop_errors(tmp_path: Path, kind: str, match: str) -> None:
+    path = _graphprop_error_zip(tmp_path / "hiv.zip", kind)
+    with pytest.raises(DataFormatError, match=match) as info:
+        read_ogb_graphprop(path, "ogbg-molhiv")
+    assert "ogbg-molhiv" in str(info.value) and str(path) in str(info.value)
 
 
 # ---- benchmarking-gnns (PATTERN / CLUSTER) ------------------------------------------------------------------

@@ -10,13 +10,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from graphaudit.data.graphset import GraphSet, from_edge_list
 from graphaudit.data.readers import read_tu
+from graphaudit.data.readers_external import read_ogb_graphprop
 from graphaudit.llmpattern.answers import empty_answer, oracle_answer
 from graphaudit.llmpattern.molecules import molecule_items, read_smiles_csv, sample_molecules, smiles_graph
 from graphaudit.llmpattern.prompts import build_prompt
 from graphaudit.llmpattern.realdata import molecule_sources, realworld_sources
 from graphaudit.llmpattern.realworld import (
     REALWORLD,
+    ogb_atom_symbols,
+    published_parts,
     realworld_items,
     realworld_statistics,
     repo_density,
@@ -27,6 +31,7 @@ from graphaudit.llmpattern.realworld import (
 from graphaudit.llmpattern.scorers import aggregate, score_answer
 from graphaudit.llmpattern.tables import table13_frame, table17_frame
 from graphaudit.llmpattern.tasks import prompt_jobs
+from ogb_toys import SYMBOLS, write_ogb_graphprop
 
 pytest.importorskip("rdkit")
 
@@ -140,6 +145,108 @@ def test_enzymes_classes_are_the_repositorys_draws():
     assert disc[3] == list(range(30, 38)) and test[3] == [38, 39]
 
 
+# ---- the OGB sets (spec §3.4: HIV 100 + 100 / 20 + 20, BBBP 250 + 250 / 25 + 25) -----------------------------
+def test_ogb_atom_symbols_are_rdkits_elements_of_atomic_num_minus_one():
+    assert ogb_atom_symbols([5, 6, 7, 8, 15, 16, 34, 52, 0, 10, 117]) == [
+        "C", "N", "O", "F", "S", "Cl", "Br", "I", "H", "Na", "Og"
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="OGB atom code 118 is no element"):
+        ogb_atom_symbols([5, 118])
+
+
+def one_node_graphs(labels: list[int], split: list[tuple[int, int]]) -> GraphSet:
+    """One carbon per graph, with the given labels and graph_split rows."""
+    count = len(labels)
+    return from_edge_list(
+        "toy",
+        np.arange(count),
+        np.zeros((0, 2)),
+        node_labels=np.full(count, 5),
+        graph_labels=np.array(labels),
+        graph_split=np.array(split),
+    )
+
+
+def hiv_like() -> GraphSet:
+    """200 train graphs, then a 500-graph test part listed in reverse (a third positive), no valid part."""
+    labels = [0] * 200 + [int(g % 3 == 0) for g in range(200, 700)]
+    split = [(0, g) for g in range(200)] + [(2, 699 - g) for g in range(200, 700)]
+    return one_node_graphs(labels, split)
+
+
+def test_hiv_shuffles_the_scaffold_test_part_and_takes_100_and_20_per_class():
+    graphs = hiv_like()
+    labels = graphs.get("graph_labels")
+    classes, disc, test = split_pools(REALWORLD["ogbg-molhiv"], labels, published_parts(graphs))
+    universe = np.arange(699, 199, -1)  # the test part in file order
+    order = universe[np.random.default_rng(2024).permutation(500)]
+    assert classes == [1, 0]
+    assert disc[1] == [int(g) for g in order[:400] if labels[g] == 1][:100]
+    assert disc[0] == [int(g) for g in order[:400] if labels[g] == 0][:100]
+    assert test[1] == [int(g) for g in order[400:] if labels[g] == 1][:20]
+    assert test[0] == [int(g) for g in order[400:] if labels[g] == 0][:20]
+    items = realworld_items(REALWORLD["ogbg-molhiv"], graphs, 2, None, None, seed=0)
+    pool = [i["truth"]["label"] for i in items if i["task"] == "realworld_pool"]
+    tests = [i["truth"]["label"] for i in items if i["task"] == "realworld_graph"]
+    turns = [i for i in items if i["task"] == "realworld_turn"]
+    assert (pool.count(1), pool.count(0), tests.count(1), tests.count(0)) == (100, 100, 20, 20)
+    assert len(turns) == 40 and len(turns[0]["graphs"]) == 10  # Table 17: 5 per class, 200 / 10 x 2 epochs
+    assert all(i["graph"]["atoms"] == ["C"] for i in items if i["task"] == "realworld_pool")
+
+
+def bbbp_like() -> GraphSet:
+    """600 train graphs (every other one positive), 100 valid, a 60-graph test part (every other one positive)."""
+    labels = [g % 2 for g in range(760)]
+    split = [(0, g) for g in range(600)] + [(1, g - 600) for g in range(600, 700)]
+    return one_node_graphs(labels, split + [(2, g - 700) for g in range(700, 760)])
+
+
+def test_bbbp_takes_the_first_250_train_and_last_25_test_graphs_per_class():
+    graphs = bbbp_like()
+    classes, disc, test = split_pools(REALWORLD["ogbg-molbbbp"], graphs.get("graph_labels"), published_parts(graphs))
+    assert classes == [1, 0]
+    assert disc[1] == list(range(1, 500, 2)) and disc[0] == list(range(0, 500, 2))
+    assert test[1] == list(range(711, 760, 2)) and test[0] == list(range(710, 760, 2))
+    items = realworld_items(REALWORLD["ogbg-molbbbp"], graphs, 2, None, None, seed=0)
+    pool = [i["truth"]["label"] for i in items if i["task"] == "realworld_pool"]
+    tests = [i["truth"]["label"] for i in items if i["task"] == "realworld_graph"]
+    assert (pool.count(1), pool.count(0), tests.count(1), tests.count(0)) == (250, 250, 25, 25)
+    assert sum(i["task"] == "realworld_turn" for i in items) == 100  # Table 17: 500 / 10 x 2 epochs
+
+
+def test_ogb_rules_need_the_published_split():
+    graphs = hiv_like()
+    graphs.arrays.pop("graph_split")
+    with pytest.raises(ValueError, match=r"ogbg-molhiv: the split reads the published 'test' part.*read_ogb_graphprop"):
+        realworld_items(REALWORLD["ogbg-molhiv"], graphs, 2, None, None, seed=0)
+
+
+def test_a_class_missing_from_the_pool_is_an_error_not_a_crash(tmp_path):
+    graphs = read_ogb_graphprop(write_ogb_graphprop(tmp_path / "hiv.zip"), "ogbg-molhiv")  # test part: graph 1 only
+    with pytest.raises(ValueError, match="ogbg-molhiv: the discrimination pool holds no graph of class 0"):
+        realworld_items(REALWORLD["ogbg-molhiv"], graphs, 2, None, None, seed=0)
+
+
+def test_ogb_zip_items_show_atom_symbols_in_the_prompts(tmp_path):
+    """The toy zip's BBBP rule: train part 2 (label 1), 0 (label 0); test part 1 (label 1)."""
+    graphs = read_ogb_graphprop(write_ogb_graphprop(tmp_path / "bbbp.zip", top="bbbp"), "ogbg-molbbbp")
+    items = realworld_items(REALWORLD["ogbg-molbbbp"], graphs, 2, None, None, seed=0)
+    pool = [i for i in items if i["task"] == "realworld_pool"]
+    tests = [i for i in items if i["task"] == "realworld_graph"]
+    assert [(i["truth"]["graph_index"], i["truth"]["label"]) for i in pool] == [(2, 1), (0, 0)]
+    assert [i["graph"]["atoms"] for i in pool] == [list(SYMBOLS[2]), list(SYMBOLS[0])]
+    assert [(i["truth"]["graph_index"], i["graph"]["atoms"]) for i in tests] == [(1, list(SYMBOLS[1]))]
+    turn = next(i for i in items if i["task"] == "realworld_turn")
+    assert len(turn["graphs"]) == 10  # 5 per class, each class's one graph repeated
+    prompt = build_prompt(turn, "EL", gold_set="Set1")
+    assert prompt.startswith("You are an expert in molecular chemistry.")
+    assert "Node 0 (atom: Cl) is connected to Node 1 (atom: C)." in prompt
+    assert "Node 1 (atom: C) is connected to Node 2 (atom: O)." in prompt  # ethanol, in Set2
+    assert prompt.endswith("[(Node 0 Atom C, Node 1 Atom N), (Node 1 Atom N, Node 2 Atom O), ...]. ")
+    scores = [score_answer(t, oracle_answer(t), "repo") for t in tests]
+    assert aggregate(scores)[0]["value"] == 1.0
+
+
 def test_turn_count_matches_table_17_arithmetic():
     assert turn_count([100, 50], 10, 2) == 16  # MUTAG: ceil(150 / 20) x 2
     assert turn_count([80, 80, 80], 5, 2) == 32  # ENZYMES
@@ -204,7 +311,23 @@ def test_realworld_sources_run_mirrored_sets_and_explain_the_others(tmp_path):
     )
     assert runs == ["ENZYMES"]
     assert "tu/Fingerprint.zip" in reasons["Fingerprint"] and "llmpattern.realworld.download" in reasons["Fingerprint"]
-    assert "no reader" in reasons["ogbg-molhiv"]
+    assert "ogb/hiv.zip" in reasons["ogbg-molhiv"] and "llmpattern.realworld.download" in reasons["ogbg-molhiv"]
+
+
+def test_ogb_sets_run_from_the_mirror_or_a_download_and_are_not_run_otherwise(tmp_path):
+    names = ["ogbg-molhiv", "ogbg-molbbbp"]
+    runs, reasons = realworld_sources(names, {"mirror": str(tmp_path)}, download=False, raw_root=tmp_path)
+    assert runs == [] and list(reasons) == names
+    assert reasons["ogbg-molbbbp"] == (
+        f"data not available offline: the data mirror {tmp_path} lacks ogb/bbbp.zip; put the file there, or set "
+        "llmpattern.realworld.download: true to fetch "
+        "http://snap.stanford.edu/ogb/data/graphproppred/csv_mol_download/bbbp.zip"
+    )
+    write_ogb_graphprop(tmp_path / "ogb" / "hiv.zip")
+    runs, reasons = realworld_sources(names, {"mirror": str(tmp_path)}, download=False, raw_root=tmp_path)
+    assert runs == ["ogbg-molhiv"] and list(reasons) == ["ogbg-molbbbp"]
+    runs, reasons = realworld_sources(names, {"mirror": None}, download=True, raw_root=tmp_path)
+    assert runs == names and reasons == {}
 
 
 def test_molecule_sources_prefer_user_files(tmp_path):

@@ -208,6 +208,7 @@ _READERS: dict[str, Callable[[DatasetSpec, Path], GraphSet]] = {
     "gnn_benchmark": lambda s, f: readers_external.read_gnn_benchmark_npz(f / s.file_names[0], s.name),
     "wikics": lambda s, f: readers_external.read_wikics_json(f / s.file_names[0], s.name),
     "ogb_nodeprop": lambda s, f: readers_external.read_ogb_nodeprop(f / s.file_names[0], s.name),
+    "ogb_graphprop": lambda s, f: readers_external.read_ogb_graphprop(f / s.file_names[0], s.name),
     "benchmarking_gnns": lambda s, f: readers_external.read_benchmarking_gnns(f / s.file_names[0], s.name),
 }
 

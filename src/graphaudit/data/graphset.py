@@ -6,8 +6,11 @@ Arrays (CSR style, global node ids):
 - ``edge_ptr`` (G+1,): graph g owns rows ``edge_ptr[g]:edge_ptr[g+1]`` of ``edges``.
 - ``edges`` (E, 2): global node ids. Undirected sets store each edge once with ``u < v``.
 - optional per node: ``node_labels`` (categorical labels), ``node_attrs`` (float features),
-  ``node_target`` (node-classification classes); per edge: ``edge_labels``; per graph: ``graph_labels``;
-  split masks ``train_masks``/``val_masks``/``test_masks`` (S, N) for node tasks.
+  ``node_target`` (node-classification classes); per edge: ``edge_labels``; per graph: ``graph_labels`` and
+  ``graph_split`` (G, 2), a published graph split (OGB's scaffold split): column 0 the part (index into
+  :data:`GRAPH_SPLIT_PARTS`, -1 for a graph in no part), column 1 the graph's position in that part's file
+  (the order a loader of the published split sees); split masks ``train_masks``/``val_masks``/``test_masks``
+  (S, N) for node tasks.
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ if TYPE_CHECKING:  # imported lazily: heavy libraries only where a converter is 
     import networkx
     import torch_geometric.data
 
+GRAPH_SPLIT_PARTS = ("train", "valid", "test")
 OPTIONAL_ARRAYS = (
     "node_labels",
     "node_attrs",
     "node_target",
     "edge_labels",
     "graph_labels",
+    "graph_split",
     "train_masks",
     "val_masks",
     "test_masks",
@@ -125,6 +130,8 @@ class GraphSet:
             expected = sizes[name.split("_")[0]]
             if len(array) != expected:
                 problems.append(f"{name} has {len(array)} rows, expected {expected}")
+            elif name == "graph_split" and array.shape != (expected, 2):
+                problems.append(f"graph_split must have shape ({expected}, 2) (part, position), found {array.shape}")
         if problems:
             raise ValueError(f"GraphSet {self.name!r} is malformed: " + "; ".join(problems))
 
@@ -236,6 +243,17 @@ class GraphSet:
             directed=bool(archive["directed"]),
             arrays={k: archive[k] for k in OPTIONAL_ARRAYS if k in archive},
         )
+
+
+def split_members(graphs: GraphSet, part: str) -> np.ndarray:
+    """The graphs of one published split part (``train``/``valid``/``test``) in the order of its file."""
+    split = graphs.get("graph_split")
+    if split is None:
+        raise ValueError(f"GraphSet {graphs.name!r} holds no published graph split (graph_split)")
+    if part not in GRAPH_SPLIT_PARTS:
+        raise ValueError(f"unknown split part {part!r}; parts are {', '.join(GRAPH_SPLIT_PARTS)}")
+    members = np.flatnonzero(split[:, 0] == GRAPH_SPLIT_PARTS.index(part))
+    return members[np.argsort(split[members, 1], kind="stable")]
 
 
 def one_hot(labels: np.ndarray, width: int) -> np.ndarray:

@@ -3,6 +3,7 @@
 - ``read_gnn_benchmark_npz``: shchur/gnn-benchmark ``.npz`` (Amazon Computers/Photo, Coauthor CS/Physics).
 - ``read_wikics_json``: pmernyei/wiki-cs-dataset ``data.json`` (Wiki-CS).
 - ``read_ogb_nodeprop``: OGB node-property zips (``arxiv.zip`` layout: ``raw/*.csv.gz`` and ``split/*/``).
+- ``read_ogb_graphprop``: OGB graph-property molecule zips (``hiv.zip``, ``bbbp.zip``: the same layout, many graphs).
 - ``read_benchmarking_gnns``: PyG's benchmarking-gnns release (``PATTERN_v2.zip``, ``CLUSTER_v2.zip``).
 
 None of them unpickles arbitrary objects: npz files are opened with ``allow_pickle=False`` and torch
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graphaudit.data.graphset import GraphSet, canonical_edges
+from graphaudit.data.graphset import GRAPH_SPLIT_PARTS, GraphSet, canonical_edges, from_edge_list
 from graphaudit.data.readers import DataFormatError, single_graph
 
 # ---- shchur/gnn-benchmark npz ------------------------------------------------------------------------
@@ -191,8 +192,7 @@ def read_ogb_nodeprop(zip_path: str | os.PathLike[str], name: str) -> GraphSet:
     try:
 
         def table(suffix: str, dtype: type) -> np.ndarray:
-            member = _zip_member(zf, suffix, name, zip_path)
-            return _read_gz_csv(zf, member, dtype, f"{name} ({zip_path} member {member})")
+            return _ogb_table(zf, suffix, dtype, name, zip_path)
 
         num_nodes = table("raw/num-node-list.csv.gz", np.int64).ravel()
         num_edges = table("raw/num-edge-list.csv.gz", np.int64).ravel()
@@ -225,6 +225,128 @@ def read_ogb_nodeprop(zip_path: str | os.PathLike[str], name: str) -> GraphSet:
     for part, key in (("train", "train_masks"), ("valid", "val_masks"), ("test", "test_masks")):
         arrays[key] = _mask_from_ids(split_ids[part], n, f"{where} split {part}.csv.gz")
     return single_graph(name, n, edges.reshape(-1, 2), True, arrays, str(zip_path))
+
+
+# ---- OGB graph-property zip ------------------------------------------------------------------------------
+
+OGB_ATOM_FEATURES = 9  # OGB's smiles2graph: atomic_num - 1, chirality, degree, charge, #H, radicals, ...
+
+
+def read_ogb_graphprop(zip_path: str | os.PathLike[str], name: str) -> GraphSet:
+    """Read an OGB graph-property zip (``hiv.zip``/``bbbp.zip`` layout) into an undirected GraphSet.
+
+    ``raw/edge.csv.gz`` lists every graph's bonds with node ids local to the graph, graph after graph, as
+    ``raw/num-node-list.csv.gz`` / ``raw/num-edge-list.csv.gz`` count them. ``node_labels`` is the first of the
+    nine atom features of ``raw/node-feat.csv.gz``, atomic_num - 1 as OGB stores it; ``edge_labels`` the first
+    bond feature of ``raw/edge-feat.csv.gz`` (bond type: 0 single, 1 double, 2 triple, 3 aromatic);
+    ``graph_labels`` the one label column of ``raw/graph-label.csv.gz`` (a single-task set). The zip's one split
+    folder (``split/scaffold``) becomes ``graph_split``: part and position in the part's file. Not kept: the other
+    eight atom and two bond features, and ``mapping/mol.csv.gz`` (SMILES). Members are found by suffix.
+    """
+    zf = _open_zip(zip_path, name)
+    try:
+
+        def table(suffix: str) -> np.ndarray:
+            return _ogb_table(zf, suffix, np.int64, name, zip_path)
+
+        num_nodes = table("raw/num-node-list.csv.gz").ravel()
+        num_edges = table("raw/num-edge-list.csv.gz").ravel()
+        edges = table("raw/edge.csv.gz")
+        node_feat = table("raw/node-feat.csv.gz")
+        edge_feat = table("raw/edge-feat.csv.gz")
+        labels = table("raw/graph-label.csv.gz")
+        split_ids = {part: table(suffix).ravel() for part, suffix in _ogb_split_members(zf, name, zip_path)}
+    finally:
+        zf.close()
+    where = f"{name} ({zip_path})"
+    _check_graphprop_tables(where, num_nodes, num_edges, edges, node_feat, edge_feat, labels)
+    owner = np.repeat(np.arange(len(num_nodes)), num_edges)
+    edges = edges.reshape(-1, 2)
+    _check_local_ids(where, edges, owner, num_nodes)
+    node_ptr = np.concatenate([[0], np.cumsum(num_nodes)])
+    try:
+        return from_edge_list(
+            name,
+            np.repeat(np.arange(len(num_nodes)), num_nodes),
+            edges + node_ptr[owner][:, None],
+            directed=False,
+            node_labels=node_feat[:, 0],
+            edge_labels=edge_feat[:, 0],
+            graph_labels=labels[:, 0],
+            graph_split=_graph_split(split_ids, len(num_nodes), where),
+        )
+    except ValueError as err:
+        raise DataFormatError(f"{where}: {err}") from err
+
+
+def _check_graphprop_tables(
+    where: str,
+    num_nodes: np.ndarray,
+    num_edges: np.ndarray,
+    edges: np.ndarray,
+    node_feat: np.ndarray,
+    edge_feat: np.ndarray,
+    labels: np.ndarray,
+) -> None:
+    """Every table of a graph-property zip has the rows and columns the two count lists imply."""
+    graphs = len(num_nodes)
+    _expect_rows(where, "num-edge-list.csv.gz", len(num_edges), graphs, "graphs (num-node-list)")
+    _expect_rows(where, "graph-label.csv.gz", len(labels), graphs, "graphs (num-node-list)")
+    empty = np.flatnonzero(num_nodes < 1)
+    if len(empty):
+        raise DataFormatError(f"{where}: num-node-list.csv.gz gives graph {empty[0]} {num_nodes[empty[0]]} nodes")
+    if np.any(num_edges < 0):
+        raise DataFormatError(f"{where}: num-edge-list.csv.gz holds a negative edge count")
+    _expect_rows(where, "node-feat.csv.gz", len(node_feat), int(num_nodes.sum()), "nodes (num-node-list)")
+    _expect_rows(where, "edge.csv.gz", len(edges), int(num_edges.sum()), "edges (num-edge-list)")
+    _expect_rows(where, "edge-feat.csv.gz", len(edge_feat), int(num_edges.sum()), "edges (num-edge-list)")
+    if len(edges) and edges.shape[1] != 2:
+        raise DataFormatError(f"{where}: edge.csv.gz must have two columns (src,dst), found {edges.shape[1]}")
+    if node_feat.shape[1] != OGB_ATOM_FEATURES:
+        raise DataFormatError(
+            f"{where}: node-feat.csv.gz has {node_feat.shape[1]} columns, expected OGB's {OGB_ATOM_FEATURES} atom "
+            "features (is this a molecule set?)"
+        )
+    if labels.shape[1] != 1:
+        raise DataFormatError(
+            f"{where}: graph-label.csv.gz has {labels.shape[1]} label columns; the reader takes single-task sets"
+        )
+
+
+def _check_local_ids(where: str, edges: np.ndarray, owner: np.ndarray, num_nodes: np.ndarray) -> None:
+    """Each edge row names nodes 0..n_g-1 of its own graph ``g``."""
+    bad = np.flatnonzero((edges < 0).any(axis=1) | (edges >= num_nodes[owner][:, None]).any(axis=1))
+    if len(bad):
+        row, graph = int(bad[0]), int(owner[bad[0]])
+        raise DataFormatError(
+            f"{where}: edge.csv.gz row {row} ({edges[row, 0]},{edges[row, 1]}) belongs to graph {graph}, whose "
+            f"{num_nodes[graph]} nodes are 0..{num_nodes[graph] - 1} (file truncated or reordered?)"
+        )
+
+
+def _graph_split(split_ids: dict[str, np.ndarray], graphs: int, where: str) -> np.ndarray:
+    """``graph_split`` (part, position in the part's file) from the split files' graph ids; -1 for no part."""
+    split = np.full((graphs, 2), -1, dtype=np.int64)
+    for code, part in enumerate(GRAPH_SPLIT_PARTS):
+        ids = split_ids[part]
+        if len(ids) and (ids.min() < 0 or ids.max() >= graphs):
+            raise DataFormatError(
+                f"{where}: split {part}.csv.gz names graphs {ids.min()}..{ids.max()}, the set has 0..{graphs - 1}"
+            )
+        if len(np.unique(ids)) != len(ids) or np.any(split[ids, 0] >= 0):
+            raise DataFormatError(f"{where}: split {part}.csv.gz lists a graph twice or one of an earlier part")
+        split[ids, 0] = code
+        split[ids, 1] = np.arange(len(ids))
+    return split
+
+
+# ---- OGB zip helpers ---------------------------------------------------------------------------------------
+
+
+def _ogb_table(zf: zipfile.ZipFile, suffix: str, dtype: type, name: str, path: str | os.PathLike[str]) -> np.ndarray:
+    """The headerless gzipped CSV member ending in ``suffix`` as a 2-D array."""
+    member = _zip_member(zf, suffix, name, path)
+    return _read_gz_csv(zf, member, dtype, f"{name} ({path} member {member})")
 
 
 def _open_zip(path: str | os.PathLike[str], name: str) -> zipfile.ZipFile:

@@ -44,8 +44,8 @@ class DatasetSpec:
     """
 
     name: str
-    format: str  # tu | heterophilous | planetoid | gnn_benchmark | wikics | ogb_nodeprop | benchmarking_gnns
-    #              (download-only, no reader: ogb_graphprop | smiles_csv)
+    format: str  # tu | heterophilous | planetoid | gnn_benchmark | wikics | ogb_nodeprop | ogb_graphprop
+    #              | benchmarking_gnns (download-only, no reader: smiles_csv)
     task: str  # graph | node
     files: tuple[str, ...]
     urls: tuple[str, ...]
@@ -312,30 +312,33 @@ def _download_only(name: str, fmt: str, file: str, url: str, stats: Stats, sourc
     )
 
 
-_OGB_NOTE = "download-only: the project has no reader for OGB graph-property zips yet"
+_OGB_GRAPH_TABLE = "OGB graph property prediction table (Hu et al. 2020)"
+_SPLIT_NOTE = "the scaffold split is kept as graph_split; llmpattern's T11 samples from it as the authors' script does"
 _ATTRIBUTION = "Sanchez-Lengeling et al. 2020 (graph-attribution benchmark), as quoted by the llmpattern paper"
 _SMILES_NOTE = (
     "download-only: a CSV with columns smiles,label; llmpattern.molecules.files (or the mirror path) supplies it"
 )
-_LLM_DOWNLOAD_ONLY: tuple[DatasetSpec, ...] = (
-    _download_only(
-        "ogbg-molhiv",
-        "ogb_graphprop",
-        "ogb/hiv.zip",
-        OGB_GRAPH_URL.format(file="hiv"),
-        Stats(graphs=41127, classes=2),
-        "OGB graph property prediction table (Hu et al. 2020)",
-        _OGB_NOTE,
-    ),
-    _download_only(
-        "ogbg-molbbbp",
-        "ogb_graphprop",
-        "ogb/bbbp.zip",
-        OGB_GRAPH_URL.format(file="bbbp"),
-        Stats(graphs=2039, classes=2),
-        "OGB graph property prediction table (Hu et al. 2020)",
-        _OGB_NOTE,
-    ),
+
+
+def _ogb_molecules(name: str, file: str, graphs: int) -> DatasetSpec:
+    """An OGB graph-property molecule set (single task, binary label) read by ``read_ogb_graphprop``."""
+    return DatasetSpec(
+        name=name,
+        format="ogb_graphprop",
+        task="graph",
+        files=(f"ogb/{file}.zip",),
+        urls=(OGB_GRAPH_URL.format(file=file),),
+        stats=Stats(graphs=graphs, classes=2),
+        stats_source=_OGB_GRAPH_TABLE,
+        optional=True,
+        studies=("llmpattern",),
+        note=_SPLIT_NOTE,
+    )
+
+
+_LLM_DATASETS: tuple[DatasetSpec, ...] = (
+    _ogb_molecules("ogbg-molhiv", "hiv", 41127),
+    _ogb_molecules("ogbg-molbbbp", "bbbp", 2039),
     *(
         _download_only(
             name,
@@ -354,7 +357,7 @@ _LLM_DOWNLOAD_ONLY: tuple[DatasetSpec, ...] = (
     ),
 )
 
-REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in (*_ENTRIES, *_LLM_DOWNLOAD_ONLY)}
+REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in (*_ENTRIES, *_LLM_DATASETS)}
 
 
 class UnknownDatasetError(KeyError):

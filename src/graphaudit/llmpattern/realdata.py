@@ -5,9 +5,9 @@ T11 sets go through the data layer (``data_fetch`` -> ``data_process``: mirror, 
 verified against the registry). A set runs when an offline copy exists (the mirror or an installed package, as
 :func:`graphaudit.data.fetch.offline_source` finds them), a verified copy is already in ``data/raw/<name>/``, or
 ``llmpattern.realworld.download`` allows fetching it; the default stays offline, so a machine without network
-gets NOT RUN cells instead of a failed run. Registry entries without a reader (OGB graph-property zips) are
-NOT RUN whatever the sources. T10 SMILES sets run from a user file (``llmpattern.molecules.files``) or from
-the registry's file path under the mirror.
+gets NOT RUN cells instead of a failed run (the OGB sets: ``ogb/hiv.zip`` / ``ogb/bbbp.zip`` under the mirror).
+T10 SMILES sets run from a user file (``llmpattern.molecules.files``) or from the registry's file path under the
+mirror.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphaudit.data.fetch import MIRROR_ENV, FetchOptions, has_reader, offline_source
+from graphaudit.data.fetch import MIRROR_ENV, FetchOptions, offline_source
 from graphaudit.data.registry import get_spec
 from graphaudit.data.tasks import is_available
 from graphaudit.llmpattern.molecules import MOLECULE_SETS
@@ -54,12 +54,7 @@ def realworld_sources(
     runs, reasons = [], {}
     for name in names:
         spec = get_spec(name)
-        if not has_reader(spec):
-            reasons[name] = (
-                f"{name} is a download-only registry entry ({spec.urls[0]}): the project has no reader for its "
-                f"{spec.format} format yet"
-            )
-        elif _fetched(Path(raw_root), name) or offline_source(spec, options) or (download and options.allow_download):
+        if _fetched(Path(raw_root), name) or offline_source(spec, options) or (download and options.allow_download):
             runs.append(name)
         else:
             reasons[name] = (
