@@ -250,6 +250,7 @@ def table20(ctx: RuleContext) -> None:
 def _task_scores(frame: pd.DataFrame) -> pd.DataFrame:
     """Spec §2.12 per mode, task and responder: the best of A.L. / E.L. per cell, then the mean over the cells
     (scales and patterns)."""
+    frame = frame.reindex(columns=list(dict.fromkeys([*frame.columns, *TABLE_COLUMNS])))
     parts = []
     for code, (_, _, where) in RANKED.items():
         rows = frame[frame["task"] == code].dropna(subset=["value"])
