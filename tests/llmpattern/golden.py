@@ -1,6 +1,7 @@
 """The llmpattern golden set: the intermediate files of a tiny run (``golden/items/<set>.jsonl``, the generated
-item sets, and ``golden/scores/<responder>/<set>.csv``, the per-responder score tables), made by the study's
-rule entries with offline responders, and the tables the table functions build from them
+item sets, ``golden/scores/<responder>/<set>.csv``, the per-responder score tables, and
+``golden/records/<responder>/modification.jsonl``, the per-answer score records Table 23 reads), made by the
+study's rule entries with offline responders, and the tables the table functions build from them
 (``golden/expected/``), rebuilt byte for byte by ``test_tables.py`` (the DomainBed ``test_collect_results``
 model). ``paper_consistency`` reads the committed ``config/llmpattern/paper_values.yaml``.
 
@@ -49,20 +50,37 @@ SECTION = load_settings(
 SEED = 0
 RESPONDERS = {responder_slug(spec): spec for spec in SECTION.responders}
 RUNS = [(s, r) for s in SETS for r, spec in RESPONDERS.items() if covers(spec, s)]
-TABLES = (*tables.TABLES, "table20", "summary", "table12", "occurrences", "paper_consistency")
+TABLES = (
+    *tables.TABLES,
+    "table20",
+    "table23",
+    "table24",
+    "table25",
+    "summary",
+    "table12",
+    "occurrences",
+    "paper_consistency",
+)
+RECORD_SETS = ("modification",)
+"""The sets whose per-answer score records the golden set keeps (Table 23 reads them)."""
 
 
 def table_inputs(root: Path) -> dict[str, dict[str, list[str] | str]]:
     """Each table's named inputs among the intermediate files under ``root`` (as the rule file lists them)."""
     scores = {s: [str(root / "scores" / r / f"{s}.csv") for run_set, r in RUNS if run_set == s] for s in SETS}
     every = [str(root / "scores" / r / f"{s}.csv") for s, r in RUNS]
+    values = str(ROOT / SECTION.paper_values)
+    modification = [str(root / "records" / r / "modification.jsonl") for s, r in RUNS if s == "modification"]
     return {
-        **{name: {"scores": scores[set_name]} for name, (_, set_name) in tables.TABLES.items()},
-        "table20": {"scores": every},
+        **{name: {"scores": scores[set_name], "values": values} for name, (_, set_name) in tables.TABLES.items()},
+        "table20": {"scores": every, "values": values},
+        "table23": {"records": modification, "itemset": str(root / "items" / "modification.jsonl"), "values": values},
+        "table24": {"scores": scores["detection"], "values": values},
+        "table25": {"scores": scores["detection"], "values": values},
         "summary": {"scores": every},
         "table12": {"itemsets": [str(root / "items" / f"{s}.jsonl") for s in SETS]},
         "occurrences": {"detection": str(root / "items" / "detection.jsonl")},
-        "paper_consistency": {"values": str(ROOT / SECTION.paper_values)},
+        "paper_consistency": {"values": values},
     }
 
 
@@ -95,12 +113,15 @@ def build_intermediates(root: Path, work: Path) -> Path:
         )
         (root / "scores" / responder).mkdir(parents=True, exist_ok=True)
         shutil.copy(outputs["table"], root / "scores" / responder / f"{name}.csv")
+        if name in RECORD_SETS:
+            (root / "records" / responder).mkdir(parents=True, exist_ok=True)
+            shutil.copy(outputs["scores"], root / "records" / responder / f"{name}.jsonl")
     return root
 
 
 def regenerate() -> None:
     """Rewrite the committed intermediates and expected tables (review the diff before committing)."""
-    for folder in ("items", "scores", "expected"):
+    for folder in ("items", "scores", "records", "expected"):
         shutil.rmtree(GOLDEN / folder, ignore_errors=True)
     with tempfile.TemporaryDirectory() as work:
         build_intermediates(GOLDEN, Path(work))

@@ -92,7 +92,7 @@ def test_snakemake_report_holds_every_declared_output(ci_runs, tmp_path):
     for study in STUDIES:
         shown = {path for paths in categories[study].values() for path in paths}
         assert shown == set(study_outputs(study)), study
-        assert set(categories[study]) == ({"tables", "figures"} if study != "llmpattern" else {"tables"})
+        assert set(categories[study]) == {"tables", "figures"}
     for path in {path for kinds in categories.values() for paths in kinds.values() for path in paths}:
         assert (run / path).read_bytes() in stored.get(Path(path).name, []), f"{path} is not in the zip"
     single = snakemake(run, "--report", str(tmp_path / "report.html"), "--configfile", "config/ci.yaml")

@@ -1,9 +1,16 @@
 # llmpattern study (paper 004): the graph-pattern comprehension benchmark with offline responders and, when
 # configured, language models behind an OpenAI-compatible endpoint or imported responses.
-# Each table has its own rule <name>_llmpattern -> graphaudit.llmpattern.tables:<name>.
+# Each table and figure has its own rule <name>_llmpattern -> graphaudit.llmpattern.tables:<name> (figures:
+# graphaudit.llmpattern.figures:figure<N>).
 from graphaudit.common.settings import load_settings
 from graphaudit.llmpattern.realdata import molecule_sources, realworld_sources
-from graphaudit.llmpattern.settings import LlmpatternSettings, check_models, item_params, respond_params, responder_names
+from graphaudit.llmpattern.settings import (
+    LlmpatternSettings,
+    check_models,
+    item_params,
+    respond_params,
+    responder_names,
+)
 from graphaudit.llmpattern.settings import molecule_item_params, realworld_item_params
 from graphaudit.llmpattern.tables import TABLES as LLM_TABLES
 from graphaudit.llmpattern.tasks import DERIVED as LLM_DERIVED
@@ -98,6 +105,7 @@ rule llmpattern_respond:
 rule table2_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table2"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table2.csv", "llmpattern", "tables"),
     log:
@@ -113,6 +121,7 @@ rule table2_llmpattern:
 rule table3_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table3"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table3.csv", "llmpattern", "tables"),
     log:
@@ -128,6 +137,7 @@ rule table3_llmpattern:
 rule table4_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table4"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table4.csv", "llmpattern", "tables"),
     log:
@@ -143,6 +153,7 @@ rule table4_llmpattern:
 rule table5_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table5"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table5.csv", "llmpattern", "tables"),
     log:
@@ -158,6 +169,7 @@ rule table5_llmpattern:
 rule table6_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table6"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table6.csv", "llmpattern", "tables"),
     log:
@@ -173,6 +185,7 @@ rule table6_llmpattern:
 rule table7_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table7"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table7.csv", "llmpattern", "tables"),
     log:
@@ -188,6 +201,7 @@ rule table7_llmpattern:
 rule table8_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table8"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table8.csv", "llmpattern", "tables"),
     log:
@@ -203,6 +217,7 @@ rule table8_llmpattern:
 rule table18_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table18"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table18.csv", "llmpattern", "tables"),
     log:
@@ -218,6 +233,7 @@ rule table18_llmpattern:
 rule table19_llmpattern:
     input:
         scores=LLM_SCORES[LLM_TABLES["table19"][1]],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table19.csv", "llmpattern", "tables"),
     log:
@@ -233,6 +249,7 @@ rule table19_llmpattern:
 rule table20_llmpattern:
     input:
         scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table20.csv", "llmpattern", "tables"),
     log:
@@ -241,6 +258,160 @@ rule table20_llmpattern:
         ENV
     params:
         entry="graphaudit.llmpattern.tables:table20",
+    script:
+        RUN
+
+
+rule table23_llmpattern:
+    input:
+        records=[f"{LLM_OUT}/scores/{r}/modification.jsonl" for s, r in LLM_RUNS if s == "modification"],
+        itemset=f"{LLM_DATA}/modification.jsonl",
+        values=LLM.paper_values,
+    output:
+        table=report_output(f"{LLM_OUT}/tables/table23.csv", "llmpattern", "tables"),
+    log:
+        "logs/llmpattern/tables/table23.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table23",
+    script:
+        RUN
+
+
+rule table24_llmpattern:
+    input:
+        scores=LLM_SCORES["detection"],
+        values=LLM.paper_values,
+    output:
+        table=report_output(f"{LLM_OUT}/tables/table24.csv", "llmpattern", "tables"),
+    log:
+        "logs/llmpattern/tables/table24.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table24",
+    script:
+        RUN
+
+
+rule table25_llmpattern:
+    input:
+        scores=LLM_SCORES["detection"],
+        values=LLM.paper_values,
+    output:
+        table=report_output(f"{LLM_OUT}/tables/table25.csv", "llmpattern", "tables"),
+    log:
+        "logs/llmpattern/tables/table25.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.tables:table25",
+    script:
+        RUN
+
+
+rule figure1_llmpattern:
+    input:
+        table=rules.table18_llmpattern.output.table,
+    output:
+        figure=report_output(f"{LLM_OUT}/figures/figure1.png", "llmpattern", "figures"),
+    log:
+        "logs/llmpattern/figures/figure1.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.figures:figure1",
+    script:
+        RUN
+
+
+rule figure2_llmpattern:
+    input:
+        records=[f"{LLM_OUT}/scores/{r}/isomorphism.jsonl" for s, r in LLM_RUNS if s == "isomorphism"],
+    output:
+        figure=report_output(f"{LLM_OUT}/figures/figure2.png", "llmpattern", "figures"),
+    log:
+        "logs/llmpattern/figures/figure2.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.figures:figure2",
+    script:
+        RUN
+
+
+rule figure3_llmpattern:
+    input:
+        table=rules.table19_llmpattern.output.table,
+    output:
+        figure=report_output(f"{LLM_OUT}/figures/figure3.png", "llmpattern", "figures"),
+    log:
+        "logs/llmpattern/figures/figure3.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.figures:figure3",
+    script:
+        RUN
+
+
+rule figure4_llmpattern:
+    input:
+        records=[f"{LLM_OUT}/scores/{r}/kcore.jsonl" for s, r in LLM_RUNS if s == "kcore"],
+    output:
+        figure=report_output(f"{LLM_OUT}/figures/figure4.png", "llmpattern", "figures"),
+    log:
+        "logs/llmpattern/figures/figure4.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.figures:figure4",
+    script:
+        RUN
+
+
+rule figure5_llmpattern:
+    input:
+        records=[f"{LLM_OUT}/scores/{r}/frequent.jsonl" for s, r in LLM_RUNS if s == "frequent"],
+    output:
+        figure=report_output(f"{LLM_OUT}/figures/figure5.png", "llmpattern", "figures"),
+    log:
+        "logs/llmpattern/figures/figure5.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.figures:figure5",
+    script:
+        RUN
+
+
+rule figure7_llmpattern:
+    input:
+        table=rules.table18_llmpattern.output.table,
+    output:
+        figure=report_output(f"{LLM_OUT}/figures/figure7.png", "llmpattern", "figures"),
+    log:
+        "logs/llmpattern/figures/figure7.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.figures:figure7",
+    script:
+        RUN
+
+
+rule figure8_llmpattern:
+    input:
+        table=rules.table19_llmpattern.output.table,
+    output:
+        figure=report_output(f"{LLM_OUT}/figures/figure8.png", "llmpattern", "figures"),
+    log:
+        "logs/llmpattern/figures/figure8.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.llmpattern.figures:figure8",
     script:
         RUN
 
@@ -263,6 +434,7 @@ rule summary_llmpattern:
 rule table9_llmpattern:
     input:
         scores=LLM_REAL_SCORES["molecule"],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table9.csv", "llmpattern", "tables"),
     log:
@@ -279,6 +451,7 @@ rule table9_llmpattern:
 rule table10_llmpattern:
     input:
         scores=LLM_REAL_SCORES["realworld"],
+        values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table10.csv", "llmpattern", "tables"),
     log:
@@ -388,6 +561,16 @@ rule llmpattern:
         rules.table18_llmpattern.output,
         rules.table19_llmpattern.output,
         rules.table20_llmpattern.output,
+        rules.table23_llmpattern.output,
+        rules.table24_llmpattern.output,
+        rules.table25_llmpattern.output,
+        rules.figure1_llmpattern.output,
+        rules.figure2_llmpattern.output,
+        rules.figure3_llmpattern.output,
+        rules.figure4_llmpattern.output,
+        rules.figure5_llmpattern.output,
+        rules.figure7_llmpattern.output,
+        rules.figure8_llmpattern.output,
         rules.summary_llmpattern.output,
         rules.table12_llmpattern.output,
         rules.occurrences_llmpattern.output,

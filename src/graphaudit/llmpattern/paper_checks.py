@@ -7,7 +7,8 @@ not: the Table 2 averages (several printed AVG. cells do not equal the mean over
 ranks (AVG. rank, and the §2.12 rule max(A.L., E.L.) -> mean over scales and items -> rank, which fails for
 two columns), Table 24's Decrease rows, Table 25's Avg. Increase, the paper's §7.2 accuracies, and the evaluation
 sizes that the printed values imply; :func:`graphaudit.llmpattern.tables.paper_consistency` writes them.
-:func:`paper_rows` hands the tables layer one table's cells to print beside reproduced numbers.
+:func:`paper_rows` hands the tables layer one table's cells to print beside reproduced numbers, and
+:func:`load_column_map` the file's ``columns`` section: which reproduced column matches which label field.
 
 Values are read as the exact printed text (YAML ``BaseLoader``, repeated keys rejected), so ``.632`` and
 ``0.30`` stay as printed in the ``printed`` column, and ``value`` is the number (NaN where the paper prints a
@@ -28,13 +29,16 @@ import yaml
 
 __all__ = [
     "CHECK_COLUMNS",
+    "COLUMN_MAP_KEY",
     "LABEL_FIELDS",
     "MEAN",
     "MODELS",
     "TOLERANCE",
     "VALUE_COLUMNS",
     "PaperValuesError",
+    "competition_ranks",
     "consistency_checks",
+    "load_column_map",
     "load_paper_values",
     "paper_rows",
 ]
@@ -45,6 +49,7 @@ LABEL_FIELDS: tuple[str, ...] = ("task", "item", "scale", "format", "description
 VALUE_COLUMNS: tuple[str, ...] = ("table", "row", *LABEL_FIELDS, "printed", "value")
 CHECK_COLUMNS: tuple[str, ...] = ("check", "table", "description", "computed", "printed", "tolerance", "holds", "note")
 TOLERANCE = 0.01  # spec §7.3; widened to half a unit of the last printed digit where that is coarser
+COLUMN_MAP_KEY = "columns"  # the one top-level key of the file that is not a table: the column map
 
 _VOCABULARY: dict[str, frozenset[str]] = {
     "scale": frozenset({"small", "medium", "large"}),
@@ -82,19 +87,49 @@ class _UniqueKeyLoader(yaml.BaseLoader):
 # ---------------------------------------------------------------------------------------------- loading
 
 
+def _content(path: str | os.PathLike[str]) -> Mapping[str, Any]:
+    try:
+        content = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    except (OSError, yaml.YAMLError) as err:
+        raise PaperValuesError(f"{path}: cannot read the paper values ({err})") from err
+    if not isinstance(content, Mapping) or not set(content) - {COLUMN_MAP_KEY}:
+        raise PaperValuesError(f"{path}: needs one list of records per table, e.g. 'table2: [...]'")
+    return content
+
+
 def load_paper_values(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read the transcribed tables into a long frame with columns :data:`VALUE_COLUMNS`.
 
     ``row`` is the record's 1-based position in its table's list; label fields a record leaves out are "".
     """
-    try:
-        content = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
-    except (OSError, yaml.YAMLError) as err:
-        raise PaperValuesError(f"{path}: cannot read the paper values ({err})") from err
-    if not isinstance(content, Mapping) or not content:
-        raise PaperValuesError(f"{path}: needs one list of records per table, e.g. 'table2: [...]'")
-    records = [record for table, rows in content.items() for record in _table_records(path, table, rows)]
+    content = _content(path)
+    records = [
+        record
+        for table, rows in content.items()
+        if table != COLUMN_MAP_KEY
+        for record in _table_records(path, table, rows)
+    ]
     return pd.DataFrame(records, columns=list(VALUE_COLUMNS))
+
+
+def load_column_map(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The file's column map: ``responders`` (responder name -> paper model) and ``tables`` (per table id its
+    ``fields``: reproduced column -> label field, ``labels``: column -> {reproduced value: printed label},
+    ``only``: column -> the value the paper's setting has), checked against the label fields and models."""
+    columns = _content(path).get(COLUMN_MAP_KEY)
+    if not isinstance(columns, Mapping) or set(columns) != {"responders", "tables"}:
+        raise PaperValuesError(f"{path}: {COLUMN_MAP_KEY} needs exactly 'responders' and 'tables' mappings")
+    unknown = sorted(set(columns["responders"].values()) - set(MODELS))
+    if unknown:
+        raise PaperValuesError(f"{path}: {COLUMN_MAP_KEY}.responders names unknown models {unknown}")
+    for table, spec in columns["tables"].items():
+        where = f"{path}: {COLUMN_MAP_KEY}.tables.{table}"
+        if not isinstance(spec, Mapping) or "fields" not in spec or set(spec) - {"fields", "labels", "only"}:
+            raise PaperValuesError(f"{where}: needs 'fields' (and optionally 'labels', 'only')")
+        bad = sorted(set(spec["fields"].values()) - set(LABEL_FIELDS))
+        if bad:
+            raise PaperValuesError(f"{where}: {bad} are no label fields; fields are {list(LABEL_FIELDS)}")
+    return {"responders": dict(columns["responders"]), "tables": {t: dict(s) for t, s in columns["tables"].items()}}
 
 
 def _table_records(path: Any, table: str, rows: Any) -> list[dict[str, Any]]:
@@ -294,7 +329,7 @@ def _bird_eye_scores(cells: pd.DataFrame) -> pd.Series:
     return best.groupby(level="model", sort=False).mean()
 
 
-def _competition_ranks(scores: pd.Series) -> pd.Series:
+def competition_ranks(scores: pd.Series) -> pd.Series:
     """Rank 1 = highest; ties share the smaller rank (scores rounded so that float noise does not split ties)."""
     return scores.round(9).rank(method="min", ascending=False)
 
@@ -304,7 +339,7 @@ def _table20_derived_ranks(values: pd.DataFrame) -> list[dict[str, Any]]:
     results = []
     for (task, description), (source, where) in _RANK_SOURCES.items():
         scores = _bird_eye_scores(_cells(values, source, **where))
-        ranks = _competition_ranks(scores)
+        ranks = competition_ranks(scores)
         for model in MODELS:
             printed = _cell(values, "table20", model=model, task=task, description=description)
             results.append(

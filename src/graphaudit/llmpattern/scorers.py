@@ -40,9 +40,11 @@ and the aggregation into the tables' cells.
   not a pattern) and support above 60%, and averages per turn (Algorithm 2);
 * T9 uses the paper's 90/10 filter.
 
-Per-item scores are JSON-ready dicts; :func:`aggregate` groups them (by :data:`GROUP_KEYS`) into one row per
-table cell with the headline ``metric`` and ``value``, the other metrics of the task, ``n``, ``n_counted``,
-``n_unparsed`` and ``n_repo_error``. Undefined metrics (nothing counted) are ``None``.
+Per-item scores are JSON-ready dicts, with what the analyses read: ``changed_nodes`` and
+``changed_degree_sum`` (Table 23), ``mentions_degree`` (Fig. 2), ``degree_hits`` (Fig. 4) and ``extracted``
+(Fig. 5). :func:`aggregate` groups them (by :data:`GROUP_KEYS`) into one row per table cell with the headline
+``metric`` and ``value``, the other metrics of the task, ``n``, ``n_counted``, ``n_unparsed`` and
+``n_repo_error``. Undefined metrics (nothing counted) are ``None``.
 """
 
 from __future__ import annotations
@@ -56,9 +58,9 @@ import networkx as nx
 from networkx.algorithms import isomorphism
 
 from graphaudit.llmpattern.answers import split_turn
-from graphaudit.llmpattern.datasets import Graph, Item, graph_edges, graph_record, to_networkx
-from graphaudit.llmpattern.parsers import MODES, Parsed, parse_answer, repo_isomorphic
-from graphaudit.llmpattern.patterns import get_pattern, pattern_from_edges
+from graphaudit.llmpattern.datasets import Graph, Item, graph_edges, graph_nodes, graph_record, to_networkx
+from graphaudit.llmpattern.parsers import MODES, Parsed, mentions_degree, parse_answer, repo_isomorphic
+from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, UNDIRECTED_PATTERNS, get_pattern, pattern_from_edges
 from graphaudit.llmpattern.prompts import effective_description, task_code
 from graphaudit.llmpattern.solvers import (
     DISCRIMINATIVE_THRESHOLDS,
@@ -73,9 +75,11 @@ from graphaudit.llmpattern.solvers import (
 __all__ = [
     "GROUP_KEYS",
     "HEADLINE",
+    "OTHER_PATTERN",
     "aggregate",
     "diversity",
     "edit_limit",
+    "primitive_name",
     "score_answer",
     "score_parsed",
     "unique_patterns",
@@ -208,14 +212,27 @@ def edit_limit(target: str) -> int:
     return k * (k - 1) // (1 if pattern.directed else 2)
 
 
+def _changed_nodes(graph: Graph, after: Sequence[Sequence[Any]], directed: bool) -> dict[str, int]:
+    """Table 23's per-answer counts: the input graph's nodes incident to an edge of E_out Δ E_in
+    (direction-aware) and the sum of their input degrees (in + out on digraphs). Nodes the input lacks have
+    no input degree and are left out; an empty answer changes nothing (it is no modification)."""
+    keys = tuple if directed else frozenset
+    before = graph_edges(graph)
+    changed = {keys(e) for e in before} ^ {keys(e) for e in after} if after else set()
+    degree = Counter(x for e in before for x in e)
+    nodes = {x for e in changed for x in e} & set(graph_nodes(graph))
+    return {"changed_nodes": len(nodes), "changed_degree_sum": sum(degree[x] for x in nodes)}
+
+
 def _modification(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
     directed, target = item["directed"], item["truth"]["target"]
     edges, before = parsed.value, graph_edges(item["graph"])
     found = bool(edges) and has_occurrence(_record(edges, directed), target)
+    changed = _changed_nodes(item["graph"], edges, directed)
     if not clean:
-        return {"success": int(found), "edits": _repo_edits(before, edges, directed), "counted": True}
+        return {"success": int(found), "edits": _repo_edits(before, edges, directed), **changed, "counted": True}
     edits = _edits(before, edges, directed)
-    return {"success": int(found and edits <= edit_limit(target)), "edits": edits, "counted": True}
+    return {"success": int(found and edits <= edit_limit(target)), "edits": edits, **changed, "counted": True}
 
 
 def _precision_recall(pred: set[Any], truth: set[Any]) -> tuple[float, float]:
@@ -250,19 +267,43 @@ def _isomorphism(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str,
     return {"correct": int(verify_mapping(g1, g2, parsed.value, strict=clean)), "counted": True}
 
 
+def _degree_hits(graph: Graph, nodes: Sequence[int], truth: set[int]) -> list[list[int]]:
+    """Fig. 4's per-answer counts, ``[degree, in the 3-core, predicted]`` per input degree (ascending), over the
+    predicted nodes as the parse lists them (repo: with repeats, as the authors count); nodes the input
+    graph lacks have no degree and are left out."""
+    degree, present = Counter(x for e in graph_edges(graph) for x in e), set(graph_nodes(graph))
+    known = [n for n in nodes if n in present]
+    predicted, hits = Counter(degree[n] for n in known), Counter(degree[n] for n in known if n in truth)
+    return [[d, hits[d], predicted[d]] for d in sorted(predicted)]
+
+
 def _kcore(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
     truth = set(item["truth"]["core"])
     nodes = parsed.value
+    by_degree = {"degree_hits": _degree_hits(item["graph"], nodes, truth)}
     if not clean:
-        return {"precision": sum(n in truth for n in nodes) / len(nodes) if nodes else 0.0, "counted": True}
-    return {**(_FAILED_SET if parsed.unparsed else _set_scores(set(nodes), truth)), "counted": True}
+        precision = sum(n in truth for n in nodes) / len(nodes) if nodes else 0.0
+        return {"precision": precision, **by_degree, "counted": True}
+    return {**(_FAILED_SET if parsed.unparsed else _set_scores(set(nodes), truth)), **by_degree, "counted": True}
+
+
+OTHER_PATTERN = "other"
+"""Fig. 5's label of an extracted pattern that is no primitive pattern."""
+
+
+def primitive_name(edges: Sequence[Sequence[Any]], directed: bool) -> str:
+    """The primitive pattern (of the same directedness) that ``edges`` is isomorphic to, else :data:`OTHER_PATTERN`."""
+    graph = _nx_graph(edges, directed)
+    names = DIRECTED_PATTERNS if directed else UNDIRECTED_PATTERNS
+    return next((n for n in names if nx.is_isomorphic(graph, get_pattern(n).graph())), OTHER_PATTERN)
 
 
 def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
     graphs, directed = item["graphs"], item["directed"]
     if not clean:
+        extracted = [primitive_name(p, directed) for p in parsed.value["patterns"]]
         if parsed.value["keyword"]:
-            return {"pattern_scores": [1], "counted": True}
+            return {"pattern_scores": [1], "extracted": extracted, "counted": True}
         scores = [
             int(
                 len({x for e in p for x in e}) <= REPO_FREQUENT_MAX_NODES
@@ -270,14 +311,19 @@ def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, An
             )
             for p in parsed.value["patterns"]
         ]
-        return {"pattern_scores": scores, "counted": not parsed.unparsed}
+        return {"pattern_scores": scores, "extracted": extracted, "counted": not parsed.unparsed}
     patterns = unique_patterns(parsed.value["patterns"], directed)
     size = get_pattern(item["truth"]["pattern"]).num_nodes
     scores = [
         int(len({x for e in p for x in e}) >= size and _share(p, graphs, directed) > FREQUENT_THRESHOLD)
         for p in patterns
     ]
-    return {"pattern_scores": scores, "accuracy": sum(scores) / len(scores) if scores else 0.0, "counted": True}
+    return {
+        "pattern_scores": scores,
+        "accuracy": sum(scores) / len(scores) if scores else 0.0,
+        "extracted": [primitive_name(p, directed) for p in patterns],
+        "counted": True,
+    }
 
 
 def _discriminative(item: Item, parsed: Parsed, clean: bool, gold_set: str | None = None, **_: Any) -> dict[str, Any]:
@@ -415,7 +461,10 @@ def score_answer(
     """Parse ``text`` in ``mode`` and score it (:func:`parse_answer` then :func:`score_parsed`); ``fmt`` is the
     graph format the prompt asked for (the repository reads translation answers by it)."""
     parsed = parse_answer(item, text, mode, pattern=pattern, fmt=fmt, emulate_house_bug=emulate_house_bug)
-    return score_parsed(item, parsed, description=description, pattern=pattern, gold_set=gold_set, labels=labels)
+    record = score_parsed(item, parsed, description=description, pattern=pattern, gold_set=gold_set, labels=labels)
+    if item["task"] == "isomorphism":
+        record["mentions_degree"] = mentions_degree(text)  # Fig. 2's degree-counting proxy (spec 4.9)
+    return record
 
 
 # ---- aggregation -------------------------------------------------------------------------------------
