@@ -35,7 +35,9 @@ the share of graphs without a house; 3-core precision (T7) scores 0 on graphs wi
 of graphs with a non-empty core); and translation asked in the A.L. format (T1), which the repository never
 parsed (it reads tuples only). Translation diversity (DIV) of the oracle is 0 by design (one construction).
 Real-world extraction turns (T11) have no ground-truth pattern: the oracle answers with the discriminative
-miner's pattern there.
+miner's pattern there, always a pattern some gold graph holds, written as that graph's witness (atom-annotated
+pairs for molecules); where no candidate passes the 90/10 filter it is the best-separating one a gold graph
+holds, since clean mode reads an answer without pairs as unparsed.
 """
 
 from __future__ import annotations
@@ -519,21 +521,33 @@ def frequent_miner_answer(item: Item, **context: Any) -> str:
     return frequent_answer([p.edges for p in chosen]) if chosen else empty_answer(item)
 
 
-def _best_discriminative(gold: Sequence[Graph], other: Sequence[Graph]) -> Pattern:
-    """The connected pattern (<= 5 nodes) that best separates ``gold`` from ``other``: passing the 90/10
-    filter first, then the largest share difference, then the most nodes."""
-    high, low = DISCRIMINATIVE_THRESHOLDS
+def _best_discriminative(gold: Sequence[Graph], other: Sequence[Graph]) -> Pattern | None:
+    """The connected pattern (<= 5 nodes) that best separates ``gold`` from ``other``, among the candidates that
+    some gold graph holds (a pattern no gold graph holds has no witness to write): passing the 90/10 filter
+    first, then the largest share difference, then the most nodes; None when no gold graph holds any.
 
-    def key(p: Pattern) -> tuple[bool, float, int]:
-        in_gold, in_other = occurrence_share(p, gold), occurrence_share(p, other)
+    When no candidate passes the filter, this is still the best-separating pattern a gold graph holds, not an
+    explicit "none": clean mode reads a T11 answer without pairs as unparsed (and a T9 "none" as an empty
+    pattern, never discriminative), so naming the nearest pattern is the best answer the format allows."""
+    high, low = DISCRIMINATIVE_THRESHOLDS
+    shares = [
+        (p, occurrence_share(p, gold), occurrence_share(p, other))
+        for p in candidate_patterns(False, MINER_MAX_NODES[False])
+    ]
+    held = [(p, in_gold, in_other) for p, in_gold, in_other in shares if in_gold > 0]
+    if not held:
+        return None
+
+    def key(entry: tuple[Pattern, float, float]) -> tuple[bool, float, int]:
+        p, in_gold, in_other = entry
         return in_gold >= high and in_other < low, in_gold - in_other, p.num_nodes
 
-    return max(candidate_patterns(False, MINER_MAX_NODES[False]), key=key)
+    return max(held, key=key)[0]
 
 
 def _witness(pattern: Pattern, graphs: Sequence[Graph]) -> tuple[list[tuple[int, int]], list[str] | None]:
-    """The pattern as it sits in the first graph that holds it (nodes renumbered 0..k-1, atoms kept), or
-    the bare pattern when no graph holds it."""
+    """The pattern as it sits in the first graph that holds it (nodes renumbered 0..k-1, atoms kept); the
+    caller passes a pattern one of ``graphs`` holds."""
     for graph in graphs:
         found = occurrences(graph, pattern, limit=1)
         if found:
@@ -542,7 +556,7 @@ def _witness(pattern: Pattern, graphs: Sequence[Graph]) -> tuple[list[tuple[int,
             edges = [(position[u], position[v]) for u, v in _induced_edges(graph, nodes, False)]
             atoms = [graph["atoms"][v] for v in nodes] if "atoms" in graph else None
             return edges, atoms
-    return list(pattern.edges), None
+    raise ValueError(f"no graph holds the pattern {pattern.name!r}")
 
 
 def _classify_by_patterns(item: Item, type_patterns: Sequence[Sequence[Any]]) -> str:
@@ -572,7 +586,10 @@ def discriminative_miner_answer(item: Item, **context: Any) -> str:
     if item["task"] in ("ba2motif", "realworld_graph"):
         return _classify_by_patterns(item, _require(context, "type_patterns", item))
     gold, other = split_turn(item, _require(context, "gold_set", item))
-    edges, atoms = _witness(_best_discriminative(gold, other), gold)
+    best = _best_discriminative(gold, other)
+    if best is None:  # edgeless gold graphs: nothing to extract
+        return empty_answer(item)
+    edges, atoms = _witness(best, gold)
     if item["task"] == "discriminative":
         return discriminative_answer(edges)
     return realworld_pattern_answer(edges, atoms)
