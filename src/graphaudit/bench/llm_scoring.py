@@ -92,14 +92,14 @@ class Answer:
 # ---- the answers -------------------------------------------------------------------------------------
 def bench_items(seed: int) -> list[Item]:
     """Every synthetic item set at small and medium scale, a few graphs per node count."""
-    detection = set_items(DetectionItems(seed, SCALES, 1))
+    detection = set_items(DetectionItems(seed, SCALES, 1, "induced"))
     return [
         *set_items(TranslationItems(2)),
         *detection,
         *set_items(IsomorphismItems(seed, ("faithful", "hardened")), detection),
         *set_items(KcoreItems(), detection),
-        *set_items(ModificationItems(seed, SCALES, 1)),
-        *set_items(FrequentItems(seed, SCALES, 2, {"small": 2, "medium": 2})),
+        *set_items(ModificationItems(seed, SCALES, 1, "induced")),
+        *set_items(FrequentItems(seed, SCALES, 2, {"small": 2, "medium": 2}, "induced")),
         *set_items(DiscriminativeItems(seed, 24, 2, 2, 6)),
     ]
 

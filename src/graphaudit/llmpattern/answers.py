@@ -197,14 +197,14 @@ def _classes(item: Item) -> list[Any]:
 
 
 # ---- oracle ------------------------------------------------------------------------------------------
-def _translation_edges(pattern: Pattern, num_nodes: int) -> list[tuple[int, int]]:
+def _translation_edges(pattern: Pattern, num_nodes: int, induced: bool = True) -> list[tuple[int, int]]:
     """The pattern on nodes 0..k-1 plus a path through k..num_nodes-1 hung from one pattern node (oriented
-    away from it when directed); the first hanging node that keeps exactly one induced occurrence."""
+    away from it when directed); the first hanging node that keeps exactly one occurrence (induced or not)."""
     k = pattern.num_nodes
     for attach in reversed(range(k)):
         path = [attach, *range(k, num_nodes)]
         edges = [*pattern.edges, *itertools.pairwise(path)]
-        if count_occurrences(graph_record(num_nodes, edges, pattern.directed), pattern) == 1:
+        if count_occurrences(graph_record(num_nodes, edges, pattern.directed), pattern, induced) == 1:
             return edges
     raise RuntimeError(f"no pattern-plus-path graph holds exactly one {pattern.name}")
 
@@ -250,15 +250,15 @@ def _reverse_shortcut(
 _MINIMAL_EDITS = {"S2D": _add_chord, "S2H": _add_roof, "D2S": _drop_diagonal, "F2B": _reverse_shortcut}
 
 
-def _edited_graph(item: Item) -> list[tuple[int, int]]:
-    """The input graph after the minimal edit that turns its first induced source occurrence into the target,
-    checked to hold an induced target."""
+def _edited_graph(item: Item, induced: bool = True) -> list[tuple[int, int]]:
+    """The input graph after the minimal edit that turns its first source occurrence into the target, checked
+    to hold a target (induced or not)."""
     graph, truth = item["graph"], item["truth"]
     nodes = truth["occurrences"][truth["source"]][0]
     inside = _induced_edges(graph, nodes, item["directed"])
     edited = _MINIMAL_EDITS[item["variant"]](graph_edges(graph), inside, nodes, graph["num_nodes"])
-    if not has_occurrence(graph_record(graph["num_nodes"] + 1, edited, item["directed"]), truth["target"]):
-        raise RuntimeError(f"{item['item_id']}: the minimal edit does not create an induced {truth['target']}")
+    if not has_occurrence(graph_record(graph["num_nodes"] + 1, edited, item["directed"]), truth["target"], induced):
+        raise RuntimeError(f"{item['item_id']}: the minimal edit does not create a {truth['target']}")
     return edited
 
 
@@ -268,16 +268,17 @@ def _oracle_turn_pattern(item: Item, context: Mapping[str, Any]) -> str:
     return discriminative_answer(MOTIF_EDGES[motif])
 
 
-def oracle_answer(item: Item, **context: Any) -> str:
-    """The exact ground truth in the answer format the prompt asks for (see the module table)."""
+def oracle_answer(item: Item, *, induced: bool = True, **context: Any) -> str:
+    """The exact ground truth in the answer format the prompt asks for (see the module table); ``induced`` is
+    the occurrence semantics its translation and modification answers are built for."""
     task, truth = item["task"], item["truth"]
     if task == "translation":
         pattern = get_pattern(truth["pattern"])
         return translation_answer(
-            _translation_edges(pattern, truth["num_nodes"]), context.get("fmt") or "EL", pattern.directed
+            _translation_edges(pattern, truth["num_nodes"], induced), context.get("fmt") or "EL", pattern.directed
         )
     if task == "modification":
-        return modification_answer(_edited_graph(item))
+        return modification_answer(_edited_graph(item, induced))
     if task == "detection":
         return detection_answer(truth["occurrences"][_require(context, "pattern", item)])
     if task == "isomorphism":
