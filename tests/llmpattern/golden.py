@@ -30,6 +30,7 @@ SECTION = load_settings(
     LlmpatternSettings,
     {
         "scales": ["small"],
+        "semantics": "induced",
         "translation": {"per_pattern": 1},
         "detection": {"per_n": 1, "styles": ["zero_shot"]},
         "isomorphism": {"modes": ["faithful", "hardened"]},

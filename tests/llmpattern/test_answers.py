@@ -18,8 +18,16 @@ from graphaudit.llmpattern.generators import (
     modification_items,
     translation_items,
 )
-from graphaudit.llmpattern.patterns import DIRECTED_PATTERNS, FREQUENT_PATTERNS, MODIFICATIONS, UNDIRECTED_PATTERNS
+from graphaudit.llmpattern.parsers import parse_answer
+from graphaudit.llmpattern.patterns import (
+    DIRECTED_PATTERNS,
+    FREQUENT_PATTERNS,
+    MODIFICATIONS,
+    UNDIRECTED_PATTERNS,
+    pattern_from_edges,
+)
 from graphaudit.llmpattern.scorers import aggregate, score_answer
+from graphaudit.llmpattern.solvers import has_occurrence, is_discriminative
 
 HOUSE = [(0, 1), (1, 2), (2, 3), (3, 0), (2, 4), (3, 4)]
 CYCLE5 = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]
@@ -218,3 +226,46 @@ def test_structural_baselines_match_the_spec(cases) -> None:
 def test_candidate_patterns_cover_the_small_connected_graphs() -> None:
     assert len(candidate_patterns(False, 5)) == 1 + 2 + 6 + 21
     assert len(candidate_patterns(True, 3)) == 2 + 13  # 2-node: one edge, a reciprocal pair
+
+
+def molecular_turn(gold: list[dict], other: list[dict]) -> dict:
+    """A binary molecular T11 turn: ``gold`` graphs are class 1 (Set1), ``other`` class 0."""
+    return {
+        "item_id": "realworld_turn/MUTAG/-/0001",
+        "task": "realworld_turn",
+        "variant": "MUTAG",
+        "scale": None,
+        "directed": False,
+        "index": 1,
+        "graphs": [*gold, *other],
+        "truth": {"labels": [1] * len(gold) + [0] * len(other), "classes": [1, 0]},
+    }
+
+
+def test_the_miner_answers_a_pattern_the_gold_graphs_hold_when_nothing_separates() -> None:
+    # both classes are the same 4-path: every candidate a gold graph holds has share difference 0, while the
+    # 5-node candidates (held by no graph) used to win the tie on size and were answered as plain pairs
+    path = graph_record(4, [(0, 1), (1, 2), (2, 3)], False) | {"atoms": ["C", "C", "N", "O"]}
+    item = molecular_turn([path, path], [path, path])
+    text = oracle_answer(item, gold_set="Set1")
+    assert "Atom" in text
+    parsed = parse_answer(item, text, "clean")
+    assert not parsed.unparsed and parsed.value["edges"]
+    edges = [(int(u), int(v)) for u, v in parsed.value["edges"]]
+    assert has_occurrence(path, pattern_from_edges(edges, False))
+    assert score_answer(item, text, "clean", gold_set="Set1")["extracted"] == 1
+
+
+def test_the_miner_picks_a_discriminative_pattern_when_a_candidate_is_one() -> None:
+    triangle = graph_record(4, [(0, 1), (1, 2), (2, 0), (2, 3)], False) | {"atoms": ["C", "C", "N", "O"]}
+    path = graph_record(4, [(0, 1), (1, 2), (2, 3)], False) | {"atoms": ["C", "C", "C", "O"]}
+    item = molecular_turn([triangle] * 3, [path] * 3)
+    parsed = parse_answer(item, oracle_answer(item, gold_set="Set1"), "clean")
+    edges = [(int(u), int(v)) for u, v in parsed.value["edges"]]
+    assert is_discriminative(pattern_from_edges(edges, False), [triangle] * 3, [path] * 3)
+
+
+def test_the_miner_answers_an_empty_list_for_edgeless_gold_graphs() -> None:
+    lone = graph_record(2, [], False) | {"atoms": ["C", "O"]}
+    path = graph_record(4, [(0, 1), (1, 2), (2, 3)], False) | {"atoms": ["C", "C", "C", "O"]}
+    assert oracle_answer(molecular_turn([lone], [path]), gold_set="Set1") == "[]"

@@ -25,6 +25,7 @@ SECTION = load_settings(
     LlmpatternSettings,
     {
         "scales": ["small", "medium"],
+        "semantics": "induced",
         "translation": {"per_pattern": 1},
         "detection": {"per_n": 1, "styles": ["zero_shot", "cot"]},
         "isomorphism": {"modes": ["faithful"]},

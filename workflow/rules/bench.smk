@@ -143,6 +143,22 @@ rule bench_llm_occurrence:
         RUN
 
 
+rule bench_llm_scoring:
+    output:
+        table="results/bench/llm_scoring.csv",
+    log:
+        "logs/bench/llm_scoring.log",
+    conda:
+        ENV
+    threads: 1
+    params:
+        entry="graphaudit.bench.llm_scoring:bench_llm_scoring",
+        bench=BENCH_CONFIG["llm_scoring"],
+        seed=config["seed"],
+    script:
+        RUN
+
+
 rule bench_glad_training:
     input:
         unpack(ubgold_code),
@@ -208,4 +224,5 @@ rule bench:
         rules.bench_cluster_gibbs.output,
         rules.bench_strip_sampler.output,
         rules.bench_llm_occurrence.output,
+        rules.bench_llm_scoring.output,
         rules.bench_nodeground_elo.output,

@@ -54,6 +54,16 @@ class LlmOccurrenceBench:
 
 
 @dataclass(frozen=True)
+class LlmScoringBench:
+    """Answers scored in all, of which long_answers carry about 100 KB of reasoning and megabyte_answers are
+    1 MB adversarial texts."""
+
+    answers: int
+    long_answers: int
+    megabyte_answers: int
+
+
+@dataclass(frozen=True)
 class GladTrainingBench:
     dataset: str
     detectors: tuple[str, ...]
@@ -90,6 +100,7 @@ class BenchSettings:
     cluster_gibbs: ClusterGibbsBench
     strip_sampler: StripSamplerBench
     llm_occurrence: LlmOccurrenceBench
+    llm_scoring: LlmScoringBench
     glad_training: GladTrainingBench
     nodeground_elo: NodegroundEloBench
     nodeground_search: NodegroundSearchBench

@@ -35,7 +35,9 @@ the share of graphs without a house; 3-core precision (T7) scores 0 on graphs wi
 of graphs with a non-empty core); and translation asked in the A.L. format (T1), which the repository never
 parsed (it reads tuples only). Translation diversity (DIV) of the oracle is 0 by design (one construction).
 Real-world extraction turns (T11) have no ground-truth pattern: the oracle answers with the discriminative
-miner's pattern there.
+miner's pattern there, always a pattern some gold graph holds, written as that graph's witness (atom-annotated
+pairs for molecules); where no candidate passes the 90/10 filter it is the best-separating one a gold graph
+holds, since clean mode reads an answer without pairs as unparsed.
 """
 
 from __future__ import annotations
@@ -195,14 +197,14 @@ def _classes(item: Item) -> list[Any]:
 
 
 # ---- oracle ------------------------------------------------------------------------------------------
-def _translation_edges(pattern: Pattern, num_nodes: int) -> list[tuple[int, int]]:
+def _translation_edges(pattern: Pattern, num_nodes: int, induced: bool = True) -> list[tuple[int, int]]:
     """The pattern on nodes 0..k-1 plus a path through k..num_nodes-1 hung from one pattern node (oriented
-    away from it when directed); the first hanging node that keeps exactly one induced occurrence."""
+    away from it when directed); the first hanging node that keeps exactly one occurrence (induced or not)."""
     k = pattern.num_nodes
     for attach in reversed(range(k)):
         path = [attach, *range(k, num_nodes)]
         edges = [*pattern.edges, *itertools.pairwise(path)]
-        if count_occurrences(graph_record(num_nodes, edges, pattern.directed), pattern) == 1:
+        if count_occurrences(graph_record(num_nodes, edges, pattern.directed), pattern, induced) == 1:
             return edges
     raise RuntimeError(f"no pattern-plus-path graph holds exactly one {pattern.name}")
 
@@ -248,15 +250,15 @@ def _reverse_shortcut(
 _MINIMAL_EDITS = {"S2D": _add_chord, "S2H": _add_roof, "D2S": _drop_diagonal, "F2B": _reverse_shortcut}
 
 
-def _edited_graph(item: Item) -> list[tuple[int, int]]:
-    """The input graph after the minimal edit that turns its first induced source occurrence into the target,
-    checked to hold an induced target."""
+def _edited_graph(item: Item, induced: bool = True) -> list[tuple[int, int]]:
+    """The input graph after the minimal edit that turns its first source occurrence into the target, checked
+    to hold a target (induced or not)."""
     graph, truth = item["graph"], item["truth"]
     nodes = truth["occurrences"][truth["source"]][0]
     inside = _induced_edges(graph, nodes, item["directed"])
     edited = _MINIMAL_EDITS[item["variant"]](graph_edges(graph), inside, nodes, graph["num_nodes"])
-    if not has_occurrence(graph_record(graph["num_nodes"] + 1, edited, item["directed"]), truth["target"]):
-        raise RuntimeError(f"{item['item_id']}: the minimal edit does not create an induced {truth['target']}")
+    if not has_occurrence(graph_record(graph["num_nodes"] + 1, edited, item["directed"]), truth["target"], induced):
+        raise RuntimeError(f"{item['item_id']}: the minimal edit does not create a {truth['target']}")
     return edited
 
 
@@ -266,16 +268,17 @@ def _oracle_turn_pattern(item: Item, context: Mapping[str, Any]) -> str:
     return discriminative_answer(MOTIF_EDGES[motif])
 
 
-def oracle_answer(item: Item, **context: Any) -> str:
-    """The exact ground truth in the answer format the prompt asks for (see the module table)."""
+def oracle_answer(item: Item, *, induced: bool = True, **context: Any) -> str:
+    """The exact ground truth in the answer format the prompt asks for (see the module table); ``induced`` is
+    the occurrence semantics its translation and modification answers are built for."""
     task, truth = item["task"], item["truth"]
     if task == "translation":
         pattern = get_pattern(truth["pattern"])
         return translation_answer(
-            _translation_edges(pattern, truth["num_nodes"]), context.get("fmt") or "EL", pattern.directed
+            _translation_edges(pattern, truth["num_nodes"], induced), context.get("fmt") or "EL", pattern.directed
         )
     if task == "modification":
-        return modification_answer(_edited_graph(item))
+        return modification_answer(_edited_graph(item, induced))
     if task == "detection":
         return detection_answer(truth["occurrences"][_require(context, "pattern", item)])
     if task == "isomorphism":
@@ -519,21 +522,33 @@ def frequent_miner_answer(item: Item, **context: Any) -> str:
     return frequent_answer([p.edges for p in chosen]) if chosen else empty_answer(item)
 
 
-def _best_discriminative(gold: Sequence[Graph], other: Sequence[Graph]) -> Pattern:
-    """The connected pattern (<= 5 nodes) that best separates ``gold`` from ``other``: passing the 90/10
-    filter first, then the largest share difference, then the most nodes."""
-    high, low = DISCRIMINATIVE_THRESHOLDS
+def _best_discriminative(gold: Sequence[Graph], other: Sequence[Graph]) -> Pattern | None:
+    """The connected pattern (<= 5 nodes) that best separates ``gold`` from ``other``, among the candidates that
+    some gold graph holds (a pattern no gold graph holds has no witness to write): passing the 90/10 filter
+    first, then the largest share difference, then the most nodes; None when no gold graph holds any.
 
-    def key(p: Pattern) -> tuple[bool, float, int]:
-        in_gold, in_other = occurrence_share(p, gold), occurrence_share(p, other)
+    When no candidate passes the filter, this is still the best-separating pattern a gold graph holds, not an
+    explicit "none": clean mode reads a T11 answer without pairs as unparsed (and a T9 "none" as an empty
+    pattern, never discriminative), so naming the nearest pattern is the best answer the format allows."""
+    high, low = DISCRIMINATIVE_THRESHOLDS
+    shares = [
+        (p, occurrence_share(p, gold), occurrence_share(p, other))
+        for p in candidate_patterns(False, MINER_MAX_NODES[False])
+    ]
+    held = [(p, in_gold, in_other) for p, in_gold, in_other in shares if in_gold > 0]
+    if not held:
+        return None
+
+    def key(entry: tuple[Pattern, float, float]) -> tuple[bool, float, int]:
+        p, in_gold, in_other = entry
         return in_gold >= high and in_other < low, in_gold - in_other, p.num_nodes
 
-    return max(candidate_patterns(False, MINER_MAX_NODES[False]), key=key)
+    return max(held, key=key)[0]
 
 
 def _witness(pattern: Pattern, graphs: Sequence[Graph]) -> tuple[list[tuple[int, int]], list[str] | None]:
-    """The pattern as it sits in the first graph that holds it (nodes renumbered 0..k-1, atoms kept), or
-    the bare pattern when no graph holds it."""
+    """The pattern as it sits in the first graph that holds it (nodes renumbered 0..k-1, atoms kept); the
+    caller passes a pattern one of ``graphs`` holds."""
     for graph in graphs:
         found = occurrences(graph, pattern, limit=1)
         if found:
@@ -542,7 +557,7 @@ def _witness(pattern: Pattern, graphs: Sequence[Graph]) -> tuple[list[tuple[int,
             edges = [(position[u], position[v]) for u, v in _induced_edges(graph, nodes, False)]
             atoms = [graph["atoms"][v] for v in nodes] if "atoms" in graph else None
             return edges, atoms
-    return list(pattern.edges), None
+    raise ValueError(f"no graph holds the pattern {pattern.name!r}")
 
 
 def _classify_by_patterns(item: Item, type_patterns: Sequence[Sequence[Any]]) -> str:
@@ -572,7 +587,10 @@ def discriminative_miner_answer(item: Item, **context: Any) -> str:
     if item["task"] in ("ba2motif", "realworld_graph"):
         return _classify_by_patterns(item, _require(context, "type_patterns", item))
     gold, other = split_turn(item, _require(context, "gold_set", item))
-    edges, atoms = _witness(_best_discriminative(gold, other), gold)
+    best = _best_discriminative(gold, other)
+    if best is None:  # edgeless gold graphs: nothing to extract
+        return empty_answer(item)
+    edges, atoms = _witness(best, gold)
     if item["task"] == "discriminative":
         return discriminative_answer(edges)
     return realworld_pattern_answer(edges, atoms)

@@ -21,6 +21,11 @@ Randomness: one Generator per graph slot, seeded by ``rng_for("llmpattern", task
 ...)``, so a set is the same on every machine and does not depend on which other sets were built. Counts are
 parameters whose defaults are the paper's (per_n 25 / 80 / 25, 1000 BA graphs, 100 / 50 / 50 turns), so
 the ci and quick configurations only choose smaller numbers.
+
+Semantics: occurrences, supports and the rejection conditions are node-induced by default (``induced=True``,
+the repository's VF2 ``subgraph_isomorphisms_iter``); ``induced=False`` makes every one of them non-induced
+(spec pitfall 1). Under it no D2S graph exists (a diamond always holds a non-induced square), so that set is
+empty.
 """
 
 from __future__ import annotations
@@ -120,9 +125,11 @@ def _canonical_key(graph: Graph, directed: bool) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(pair if directed else (min(pair), max(pair)) for pair in relabelled))
 
 
-def _meets(graph: Graph, source: str | None, target: str | None) -> bool:
-    """Induced conditions: at least one ``source`` occurrence and no ``target`` occurrence."""
-    return (source is None or has_occurrence(graph, source)) and (target is None or not has_occurrence(graph, target))
+def _meets(graph: Graph, source: str | None, target: str | None, induced: bool = True) -> bool:
+    """At least one ``source`` occurrence and no ``target`` occurrence (induced or not)."""
+    return (source is None or has_occurrence(graph, source, induced)) and (
+        target is None or not has_occurrence(graph, target, induced)
+    )
 
 
 class _Accepted:
@@ -158,13 +165,15 @@ def build_graphs(
     target: str | None = None,
     reject: bool = True,
     seed: int = 0,
+    induced: bool = True,
 ) -> list[Graph]:
     """``per_n`` slots for every node count of the scale, filled by the rejection builder of spec §4.2.
 
     Each slot draws G(n, m) up to :data:`MAX_TRIES` times and accepts the first draw that meets the induced
     conditions and either has an edge count not yet accepted in this set, or has fewer than
     :data:`DEDUPE_MAX_EDGES` edges and is isomorphic to no accepted graph with the same (n, m); a slot whose
-    tries all fail stays empty. ``reject=False`` (detection sets) accepts every slot's first draw.
+    tries all fail stays empty. ``reject=False`` (detection sets) accepts every slot's first draw. ``induced``
+    is the semantics of the conditions.
     """
     accepted = _Accepted(directed)
     graphs = []
@@ -173,7 +182,7 @@ def build_graphs(
             rng = rng_for("llmpattern", task, scale, variant, seed, n, slot)
             for _ in range(MAX_TRIES if reject else 1):
                 graph = _draw(rng, n, max_density, directed)
-                if reject and not (_meets(graph, source, target) and accepted.admits(graph)):
+                if reject and not (_meets(graph, source, target, induced) and accepted.admits(graph)):
                     continue
                 if reject:
                     accepted.add(graph)
@@ -199,16 +208,22 @@ def translation_items(per_pattern: int = 50) -> list[Item]:
     ]
 
 
-def detection_items(directed: bool, scale: str, per_n: int = 25, seed: int = 0) -> list[Item]:
+def detection_items(directed: bool, scale: str, per_n: int = 25, seed: int = 0, induced: bool = True) -> list[Item]:
     """The detection set of a scale: ``per_n`` G(n, m) graphs per node count at max density 1, each slot's
     first draw (no rejection, so isomorphic duplicates can occur, as in the released sets), with the
-    induced occurrences of every pattern of that direction."""
+    occurrences (induced, or not with ``induced=False``) of every pattern of that direction."""
     variant = "directed" if directed else "undirected"
     patterns = DIRECTED_PATTERNS if directed else UNDIRECTED_PATTERNS
     graphs = build_graphs("detection", variant, scale, directed, DETECTION_DENSITY, per_n, reject=False, seed=seed)
     return [
         make_item(
-            "detection", variant, scale, i, directed, {"occurrences": all_occurrences(graph, patterns)}, graph=graph
+            "detection",
+            variant,
+            scale,
+            i,
+            directed,
+            {"occurrences": all_occurrences(graph, patterns, induced)},
+            graph=graph,
         )
         for i, graph in enumerate(graphs)
     ]
@@ -292,15 +307,16 @@ def kcore_items(detection: Sequence[Item], k: int = 3) -> list[Item]:
 
 
 # ---- modification (T2/T5) and frequent subgraphs (T8) ----------------------------------------------
-def modification_items(variant: str, scale: str, per_n: int = 80, seed: int = 0) -> list[Item]:
+def modification_items(variant: str, scale: str, per_n: int = 80, seed: int = 0, induced: bool = True) -> list[Item]:
     """A modification set (S2H, S2D, D2S, F2B): rejection-built graphs at max density 0.6 holding at least
-    one induced source pattern and no induced target pattern; truth has both occurrence lists."""
+    one source pattern and no target pattern (induced, or not with ``induced=False``); truth has both
+    occurrence lists."""
     if variant not in MODIFICATIONS:
         raise ValueError(f"unknown modification set {variant!r}; sets are {', '.join(MODIFICATIONS)}")
     source, target = MODIFICATIONS[variant]
     directed = get_pattern(source).directed
     graphs = build_graphs(
-        "modification", variant, scale, directed, CONDITIONED_DENSITY, per_n, source, target, seed=seed
+        "modification", variant, scale, directed, CONDITIONED_DENSITY, per_n, source, target, seed=seed, induced=induced
     )
     return [
         make_item(
@@ -309,20 +325,23 @@ def modification_items(variant: str, scale: str, per_n: int = 80, seed: int = 0)
             scale,
             i,
             directed,
-            {"source": source, "target": target, "occurrences": all_occurrences(graph, (source, target))},
+            {"source": source, "target": target, "occurrences": all_occurrences(graph, (source, target), induced)},
             graph=graph,
         )
         for i, graph in enumerate(graphs)
     ]
 
 
-def frequent_graph_items(pattern: str, scale: str, per_n: int = 25, seed: int = 0) -> list[Item]:
+def frequent_graph_items(pattern: str, scale: str, per_n: int = 25, seed: int = 0, induced: bool = True) -> list[Item]:
     """The graph pool of a frequent-subgraph set: rejection-built graphs at max density 0.6, each holding at
-    least one induced occurrence of ``pattern`` (one of the seven frequent patterns)."""
+    least one occurrence (induced, or not with ``induced=False``) of ``pattern`` (one of the seven frequent
+    patterns)."""
     if pattern not in FREQUENT_PATTERNS:
         raise ValueError(f"{pattern!r} has no frequent-subgraph set; patterns are {', '.join(FREQUENT_PATTERNS)}")
     directed = get_pattern(pattern).directed
-    graphs = build_graphs("frequent", pattern, scale, directed, CONDITIONED_DENSITY, per_n, source=pattern, seed=seed)
+    graphs = build_graphs(
+        "frequent", pattern, scale, directed, CONDITIONED_DENSITY, per_n, source=pattern, seed=seed, induced=induced
+    )
     return [
         make_item(
             "frequent_graph",
@@ -330,7 +349,7 @@ def frequent_graph_items(pattern: str, scale: str, per_n: int = 25, seed: int = 
             scale,
             i,
             directed,
-            {"pattern": pattern, "count": count_occurrences(graph, pattern)},
+            {"pattern": pattern, "count": count_occurrences(graph, pattern, induced)},
             graph=graph,
         )
         for i, graph in enumerate(graphs)
@@ -351,10 +370,11 @@ def _same_set(items: Sequence[Item], task: str) -> Item:
 
 
 def frequent_turns(
-    graph_items: Sequence[Item], n_turns: int | None = None, turn_size: int = 10, seed: int = 0
+    graph_items: Sequence[Item], n_turns: int | None = None, turn_size: int = 10, seed: int = 0, induced: bool = True
 ) -> list[Item]:
     """T8 turns: ``turn_size`` distinct graphs of one frequent-subgraph pool each (in draw order);
-    ``n_turns`` defaults to 100 for small and 50 for medium and large (the repository's counts)."""
+    ``n_turns`` defaults to 100 for small and 50 for medium and large (the repository's counts); ``support``
+    counts the graphs holding the pattern (induced, or not with ``induced=False``)."""
     first = _same_set(graph_items, "frequent_graph")
     pattern, scale = first["variant"], first["scale"]
     if len(graph_items) < turn_size:
@@ -371,7 +391,7 @@ def frequent_turns(
         truth = {
             "pattern": pattern,
             "graph_ids": [item["item_id"] for item in chosen],
-            "support": sum(has_occurrence(graph, pattern) for graph in graphs),
+            "support": sum(has_occurrence(graph, pattern, induced) for graph in graphs),
         }
         items.append(make_item("frequent", pattern, scale, turn, first["directed"], truth, graphs=graphs))
     return items

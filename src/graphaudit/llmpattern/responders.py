@@ -226,35 +226,57 @@ def _log_non_answers(name: str, responses: Sequence[Response]) -> None:
 PROMPT_OPTIONS = "prompt_options"  # item key holding the prompt's settings (fmt, pattern, gold_set, ...)
 
 
-def _answer_for(answer: AnswerFunction, item: Item) -> str:
+def _answer_for(answer: AnswerFunction, item: Item, semantics: str = "induced") -> str:
     """Call an answer function with the settings of the prompt it answers (a detection answer needs its
-    pattern, an extraction answer its gold set)."""
-    return answer(item, **item.get(PROMPT_OPTIONS, {}))
+    pattern, an extraction answer its gold set) and, under non-induced semantics, ``induced=False``."""
+    extra = {} if semantics == "induced" else {"induced": False}
+    return answer(item, **item.get(PROMPT_OPTIONS, {}), **extra)
+
+
+def _semantics_settings(semantics: str) -> dict[str, Any]:
+    """An offline responder's answers follow the item truths, which change with the occurrence semantics, so
+    a non-induced run has its own cache keys; the induced default keeps the keys it always had."""
+    if semantics not in ("induced", "non_induced"):
+        raise ValueError(f"semantics must be 'induced' or 'non_induced', got {semantics!r}")
+    return {} if semantics == "induced" else {"semantics": semantics}
 
 
 class OracleResponder(Responder):
-    """The exact solver's answer, formatted as the prompt asks (``answers.oracle_answer`` by default)."""
+    """The exact solver's answer, formatted as the prompt asks (``answers.oracle_answer`` by default), under
+    the occurrence ``semantics`` of the run."""
 
-    def __init__(self, answer: AnswerFunction | None = None) -> None:
+    def __init__(self, answer: AnswerFunction | None = None, semantics: str = "induced") -> None:
         self.name = "oracle"
         self._answer = answer or oracle_answer
+        self._settings = _semantics_settings(semantics)
+        self.semantics = semantics
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self._settings)
 
     def respond(self, prompt: str, item: Item) -> str:
-        return _answer_for(self._answer, item)
+        return _answer_for(self._answer, item, self.semantics)
 
 
 class BaselineResponder(Responder):
     """A non-LLM baseline by name (``answers.BASELINES[name]`` by default), responder id ``baseline:<name>``."""
 
-    def __init__(self, name: str, answer: AnswerFunction | None = None) -> None:
+    def __init__(self, name: str, answer: AnswerFunction | None = None, semantics: str = "induced") -> None:
         if answer is None and name not in BASELINES:
             raise ValueError(f"unknown baseline {name!r}; baselines are {', '.join(sorted(BASELINES))}")
         self.name = f"baseline:{name}"
         self.baseline = name
         self._answer = answer or BASELINES[name]
+        self._settings = _semantics_settings(semantics)
+        self.semantics = semantics
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self._settings)
 
     def respond(self, prompt: str, item: Item) -> str:
-        return _answer_for(self._answer, item)
+        return _answer_for(self._answer, item, self.semantics)
 
 
 # ---- replay ----------------------------------------------------------------------------------------
@@ -765,13 +787,13 @@ def _check_options(kind: str, options: Mapping[str, Any], allowed: Sequence[str]
 
 
 def _build_oracle(argument: str, options: Mapping[str, Any]) -> Responder:
-    _check_options("oracle", options)
-    return OracleResponder()
+    _check_options("oracle", options, ("semantics",))
+    return OracleResponder(**options)
 
 
 def _build_baseline(argument: str, options: Mapping[str, Any]) -> Responder:
-    _check_options("baseline", options)
-    return BaselineResponder(argument)
+    _check_options("baseline", options, ("semantics",))
+    return BaselineResponder(argument, **options)
 
 
 def _build_replay(argument: str, options: Mapping[str, Any]) -> Responder:

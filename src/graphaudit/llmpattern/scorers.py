@@ -40,6 +40,9 @@ and the aggregation into the tables' cells.
   not a pattern) and support above 60%, and averages per turn (Algorithm 2);
 * T9 uses the paper's 90/10 filter.
 
+Occurrence semantics: every success test above reads "occurs" as node-induced by default (``induced=True``);
+``induced=False`` (``llmpattern.semantics: non_induced``) reads it as non-induced, in both modes (spec pitfall 1).
+
 Per-item scores are JSON-ready dicts, with what the analyses read: ``changed_nodes`` and
 ``changed_degree_sum`` (Table 23), ``mentions_degree`` (Fig. 2), ``degree_hits`` (Fig. 4) and ``extracted``
 (Fig. 5). :func:`aggregate` groups them (by :data:`GROUP_KEYS`) into one row per table cell with the headline
@@ -139,19 +142,20 @@ def _nx_graph(edges: Sequence[Sequence[Any]], directed: bool) -> nx.Graph:
     return graph
 
 
-def _pattern_in(host: Graph, edges: Sequence[Sequence[Any]], directed: bool) -> bool:
-    """Whether the pattern given by ``edges`` occurs induced in ``host`` (networkx semantics: an empty pattern
-    occurs everywhere; a pattern with a self-loop never occurs in a loop-free graph)."""
+def _pattern_in(host: Graph, edges: Sequence[Sequence[Any]], directed: bool, induced: bool = True) -> bool:
+    """Whether the pattern given by ``edges`` occurs (induced or not) in ``host`` (networkx semantics: an empty
+    pattern occurs everywhere; a pattern with a self-loop never occurs in a loop-free graph)."""
     if not edges:
         return True
     if any(u == v for u, v in edges):
-        matcher = isomorphism.DiGraphMatcher if directed else isomorphism.GraphMatcher
-        return matcher(to_networkx(host, directed), _nx_graph(edges, directed)).subgraph_is_isomorphic()
-    return has_occurrence(host, pattern_from_edges(_renumbered(edges)[1], directed))
+        matcher_class = isomorphism.DiGraphMatcher if directed else isomorphism.GraphMatcher
+        matcher = matcher_class(to_networkx(host, directed), _nx_graph(edges, directed))
+        return matcher.subgraph_is_isomorphic() if induced else matcher.subgraph_is_monomorphic()
+    return has_occurrence(host, pattern_from_edges(_renumbered(edges)[1], directed), induced)
 
 
-def _share(edges: Sequence[Sequence[Any]], graphs: Sequence[Graph], directed: bool) -> float:
-    return sum(_pattern_in(g, edges, directed) for g in graphs) / len(graphs)
+def _share(edges: Sequence[Sequence[Any]], graphs: Sequence[Graph], directed: bool, induced: bool = True) -> float:
+    return sum(_pattern_in(g, edges, directed, induced) for g in graphs) / len(graphs)
 
 
 def unique_patterns(edge_lists: Iterable[Sequence[Sequence[Any]]], directed: bool) -> list[list[Any]]:
@@ -166,11 +170,11 @@ def unique_patterns(edge_lists: Iterable[Sequence[Sequence[Any]]], directed: boo
 
 
 # ---- per-task item scores ----------------------------------------------------------------------------
-def _translation(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+def _translation(item: Item, parsed: Parsed, clean: bool, induced: bool = True, **_: Any) -> dict[str, Any]:
     truth = item["truth"]
     pattern = get_pattern(truth["pattern"])
     edges = parsed.value
-    found = count_occurrences(_record(edges, pattern.directed), pattern) if edges else 0
+    found = count_occurrences(_record(edges, pattern.directed), pattern, induced) if edges else 0
     score = {
         "correct": int(found == 1),
         "occurrences": found,
@@ -224,10 +228,10 @@ def _changed_nodes(graph: Graph, after: Sequence[Sequence[Any]], directed: bool)
     return {"changed_nodes": len(nodes), "changed_degree_sum": sum(degree[x] for x in nodes)}
 
 
-def _modification(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+def _modification(item: Item, parsed: Parsed, clean: bool, induced: bool = True, **_: Any) -> dict[str, Any]:
     directed, target = item["directed"], item["truth"]["target"]
     edges, before = parsed.value, graph_edges(item["graph"])
-    found = bool(edges) and has_occurrence(_record(edges, directed), target)
+    found = bool(edges) and has_occurrence(_record(edges, directed), target, induced)
     changed = _changed_nodes(item["graph"], edges, directed)
     if not clean:
         return {"success": int(found), "edits": _repo_edits(before, edges, directed), **changed, "counted": True}
@@ -298,7 +302,7 @@ def primitive_name(edges: Sequence[Sequence[Any]], directed: bool) -> str:
     return next((n for n in names if nx.is_isomorphic(graph, get_pattern(n).graph())), OTHER_PATTERN)
 
 
-def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
+def _frequent(item: Item, parsed: Parsed, clean: bool, induced: bool = True, **_: Any) -> dict[str, Any]:
     graphs, directed = item["graphs"], item["directed"]
     if not clean:
         extracted = [primitive_name(p, directed) for p in parsed.value["patterns"]]
@@ -307,7 +311,7 @@ def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, An
         scores = [
             int(
                 len({x for e in p for x in e}) <= REPO_FREQUENT_MAX_NODES
-                and _share(p, graphs, directed) > FREQUENT_THRESHOLD
+                and _share(p, graphs, directed, induced) > FREQUENT_THRESHOLD
             )
             for p in parsed.value["patterns"]
         ]
@@ -315,7 +319,7 @@ def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, An
     patterns = unique_patterns(parsed.value["patterns"], directed)
     size = get_pattern(item["truth"]["pattern"]).num_nodes
     scores = [
-        int(len({x for e in p for x in e}) >= size and _share(p, graphs, directed) > FREQUENT_THRESHOLD)
+        int(len({x for e in p for x in e}) >= size and _share(p, graphs, directed, induced) > FREQUENT_THRESHOLD)
         for p in patterns
     ]
     return {
@@ -326,7 +330,9 @@ def _frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, An
     }
 
 
-def _discriminative(item: Item, parsed: Parsed, clean: bool, gold_set: str | None = None, **_: Any) -> dict[str, Any]:
+def _discriminative(
+    item: Item, parsed: Parsed, clean: bool, gold_set: str | None = None, induced: bool = True, **_: Any
+) -> dict[str, Any]:
     if gold_set is None:
         raise ValueError(f"scoring an extraction answer for {item['item_id']} needs gold_set=")
     gold, other = split_turn(item, gold_set)
@@ -335,13 +341,13 @@ def _discriminative(item: Item, parsed: Parsed, clean: bool, gold_set: str | Non
     if not edges:
         found = False
     elif clean:
-        in_gold, in_other = _share(edges, gold, False), _share(edges, other, False)
+        in_gold, in_other = _share(edges, gold, False, induced), _share(edges, other, False, induced)
         found = (in_gold >= high and in_other < low) or (in_other >= high and in_gold < low)
     else:
         found = (
             _nx_graph(edges, False).number_of_edges() <= REPO_DISCRIMINATIVE_MAX_EDGES
-            and _share(edges, gold, False) > high
-            and not _share(edges, other, False) > high
+            and _share(edges, gold, False, induced) > high
+            and not _share(edges, other, False, induced) > high
         )
     return {
         "discriminative": int(found),
@@ -415,16 +421,18 @@ def score_parsed(
     pattern: str | None = None,
     gold_set: str | None = None,
     labels: Mapping[str, Any] | None = None,
+    induced: bool = True,
 ) -> dict[str, Any]:
-    """One item's score record in the parse's mode. ``labels`` (fmt, style, responder, ...) are copied in for
-    :func:`aggregate`; they may not overwrite the score's own keys. A parse on which the authors' code
-    raises scores as the task's failure with ``repo_error`` set and ``counted`` false: :func:`aggregate`
-    counts it apart and leaves it out of every metric."""
+    """One item's score record in the parse's mode, success tests under ``induced`` semantics. ``labels`` (fmt,
+    style, responder, ...) are copied in for :func:`aggregate`; they may not overwrite the score's own keys. A
+    parse on which the authors' code raises scores as the task's failure with ``repo_error`` set and
+    ``counted`` false: :func:`aggregate` counts it apart and leaves it out of every metric."""
     if parsed.task != item["task"]:
         raise ValueError(f"a {parsed.task} answer cannot score {item['item_id']}")
     if item["task"] == "detection" and pattern is None:
         raise ValueError(f"scoring a detection answer for {item['item_id']} needs pattern=")
-    scores = _ITEM_SCORERS[item["task"]](item, parsed, parsed.mode == "clean", pattern=pattern, gold_set=gold_set)
+    scorer = _ITEM_SCORERS[item["task"]]
+    scores = scorer(item, parsed, parsed.mode == "clean", pattern=pattern, gold_set=gold_set, induced=induced)
     if parsed.error is not None:
         scores = {**scores, "counted": False}
     record = {
@@ -457,11 +465,14 @@ def score_answer(
     fmt: str | None = None,
     emulate_house_bug: bool = True,
     labels: Mapping[str, Any] | None = None,
+    induced: bool = True,
 ) -> dict[str, Any]:
     """Parse ``text`` in ``mode`` and score it (:func:`parse_answer` then :func:`score_parsed`); ``fmt`` is the
     graph format the prompt asked for (the repository reads translation answers by it)."""
     parsed = parse_answer(item, text, mode, pattern=pattern, fmt=fmt, emulate_house_bug=emulate_house_bug)
-    record = score_parsed(item, parsed, description=description, pattern=pattern, gold_set=gold_set, labels=labels)
+    record = score_parsed(
+        item, parsed, description=description, pattern=pattern, gold_set=gold_set, labels=labels, induced=induced
+    )
     if item["task"] == "isomorphism":
         record["mentions_degree"] = mentions_degree(text)  # Fig. 2's degree-counting proxy (spec 4.9)
     return record

@@ -16,6 +16,7 @@ Scale = Literal["small", "medium", "large"]
 Style = Literal["zero_shot", "cot"]
 Format = Literal["AL", "EL"]
 IsomorphismMode = Literal["faithful", "hardened"]
+Semantics = Literal["induced", "non_induced"]  # occurrence semantics of every truth and success test (spec pitfall 1)
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class RealworldSettings:
 @dataclass(frozen=True)
 class LlmpatternSettings:
     scales: tuple[Scale, ...]
+    semantics: Semantics
     translation: TranslationSettings
     detection: DetectionSettings
     isomorphism: IsomorphismSettings
@@ -167,6 +169,7 @@ class DetectionItems:
     seed: int
     scales: tuple[Scale, ...]
     per_n: int
+    semantics: Semantics
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,7 @@ class ModificationItems:
     seed: int
     scales: tuple[Scale, ...]
     per_n: int
+    semantics: Semantics
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,7 @@ class FrequentItems:
     scales: tuple[Scale, ...]
     per_n: int
     turns: dict[Scale, int] | None
+    semantics: Semantics
 
 
 @dataclass(frozen=True)
@@ -230,15 +235,15 @@ def item_settings(section: LlmpatternSettings, seed: int, set_name: str) -> Item
     if set_name == "translation":
         return TranslationItems(section.translation.per_pattern)
     if set_name == "detection":
-        return DetectionItems(seed, section.scales, section.detection.per_n)
+        return DetectionItems(seed, section.scales, section.detection.per_n, section.semantics)
     if set_name == "isomorphism":
         return IsomorphismItems(seed, section.isomorphism.modes)
     if set_name == "kcore":
         return KcoreItems()
     if set_name == "modification":
-        return ModificationItems(seed, section.scales, section.modification.per_n)
+        return ModificationItems(seed, section.scales, section.modification.per_n, section.semantics)
     if set_name == "frequent":
-        return FrequentItems(seed, section.scales, section.frequent.per_n, section.frequent.turns)
+        return FrequentItems(seed, section.scales, section.frequent.per_n, section.frequent.turns, section.semantics)
     if set_name == "discriminative":
         ba = section.ba2motif
         return DiscriminativeItems(seed, ba.per_class, ba.test_per_class, ba.turns, ba.per_label)
@@ -254,8 +259,9 @@ def item_params(section: LlmpatternSettings, seed: int, set_name: str) -> dict[s
 @dataclass(frozen=True)
 class RespondSettings:
     """One responder on one set: the evaluated subset (``seed``, ``n_eval``), the prompt formats, the detection
-    prompt styles (None for a set without detection prompts), the responder and, for a model, its endpoint
-    settings (:func:`model_options`; None for the offline responders)."""
+    prompt styles (None for a set without detection prompts), the responder, for a model its endpoint
+    settings (:func:`model_options`; None for the offline responders), and the occurrence semantics of the
+    success tests (the offline responders answer by it too)."""
 
     seed: int
     n_eval: int
@@ -263,13 +269,22 @@ class RespondSettings:
     styles: tuple[Style, ...] | None
     responder: str
     model: dict[str, Any] | None
+    semantics: Semantics
 
 
 def respond_params(section: LlmpatternSettings, seed: int, set_name: str, responder: str) -> dict[str, Any]:
     """The ``params`` of one ``llmpattern_respond`` job for the responder spec ``responder``."""
     styles = section.detection.styles if set_name == "detection" else None
     return settings_dict(
-        RespondSettings(seed, section.n_eval, section.formats, styles, responder, model_options(section, responder))
+        RespondSettings(
+            seed,
+            section.n_eval,
+            section.formats,
+            styles,
+            responder,
+            model_options(section, responder),
+            section.semantics,
+        )
     )
 
 

@@ -118,7 +118,7 @@ def set_items(settings: ItemSettings, detection: Sequence[Item] = ()) -> list[It
                 item
                 for directed in (False, True)
                 for scale in settings.scales
-                for item in detection_items(directed, scale, settings.per_n, settings.seed)
+                for item in detection_items(directed, scale, settings.per_n, settings.seed, _induced(settings))
             ]
         case IsomorphismItems():
             return [item for mode in settings.modes for item in isomorphism_items(undirected, mode, settings.seed)]
@@ -127,7 +127,7 @@ def set_items(settings: ItemSettings, detection: Sequence[Item] = ()) -> list[It
                 item
                 for variant in MODIFICATIONS
                 for scale in settings.scales
-                for item in modification_items(variant, scale, settings.per_n, settings.seed)
+                for item in modification_items(variant, scale, settings.per_n, settings.seed, _induced(settings))
             ]
         case FrequentItems():
             return [
@@ -145,9 +145,14 @@ def set_items(settings: ItemSettings, detection: Sequence[Item] = ()) -> list[It
 
 
 def _frequent(pattern: str, scale: str, settings: FrequentItems) -> list[Item]:
-    pool = frequent_graph_items(pattern, scale, settings.per_n, settings.seed)
+    pool = frequent_graph_items(pattern, scale, settings.per_n, settings.seed, _induced(settings))
     turns = settings.turns.get(scale) if settings.turns else None  # a scale left out takes the repository's count
-    return pool + frequent_turns(pool, turns, seed=settings.seed)
+    return pool + frequent_turns(pool, turns, seed=settings.seed, induced=_induced(settings))
+
+
+def _induced(settings: DetectionItems | ModificationItems | FrequentItems | RespondSettings) -> bool:
+    """Whether the settings' occurrence semantics (``llmpattern.semantics``) is the node-induced one."""
+    return settings.semantics == "induced"
 
 
 def llmpattern_items(ctx: RuleContext) -> None:
@@ -263,9 +268,14 @@ def _prompt(item: Item, options: dict[str, Any]) -> str:
 
 
 def _answer_and_score(
-    responder: Responder, responder_name: str, jobs: list[tuple[Item, dict]], cache: ResponseCache
+    responder: Responder,
+    responder_name: str,
+    jobs: list[tuple[Item, dict]],
+    cache: ResponseCache,
+    induced: bool = True,
 ) -> list[dict[str, Any]]:
-    """Answer every (item, prompt options) through the cache and score each answer in both modes; a response
+    """Answer every (item, prompt options) through the cache and score each answer in both modes (success tests
+    under ``induced`` semantics); a response
     that is no answer (truncated, filtered, refused, failed) is scored as an empty one and labelled with its
     outcome, never parsed."""
     batch = [({**item, PROMPT_OPTIONS: options}, _prompt(item, options)) for item, options in jobs]
@@ -289,6 +299,7 @@ def _answer_and_score(
                 gold_set=options.get("gold_set"),
                 fmt=options["fmt"],
                 labels=labels,
+                induced=induced,
             )
             scores.append({**score, "response_text": text if mode == "repo" else None})
     return scores
@@ -360,29 +371,38 @@ def _realworld_classification_jobs(
     return [(item, {"fmt": f, "type_patterns": patterns[(item["variant"], f)]}) for f in formats for item in tests]
 
 
+def _responder_options(settings: RespondSettings, rate_file: str) -> dict[str, Any] | None:
+    """A model's endpoint settings with the shared rate file; for the oracle and the baselines, whose answers
+    follow the truths, the occurrence semantics; nothing for a replay."""
+    if settings.model is not None:
+        return {**settings.model, "rate_file": rate_file}
+    kind = settings.responder.partition(":")[0]
+    return {"semantics": settings.semantics} if kind in ("oracle", "baseline") else None
+
+
 def llmpattern_respond(ctx: RuleContext) -> None:
     """Rule entry: one responder (``params.respond``) on one set; writes the per-answer scores (``scores``,
     JSONL) and their aggregates (``table``)."""
     settings = ctx.settings("respond", RespondSettings)
     set_name, name = ctx.wildcards["set"], ctx.wildcards["responder"]
-    model = None if settings.model is None else {**settings.model, "rate_file": ctx.params["rate_file"]}
-    responder = make_responder(settings.responder, model)
+    responder = make_responder(settings.responder, _responder_options(settings, ctx.params["rate_file"]))
+    induced = _induced(settings)
     items = read_items(ctx.input["itemset"])
     chosen = evaluated_items(items, settings.n_eval, settings.seed)
     jobs = [(item, options) for item in chosen for options in prompt_jobs(item, settings.formats, settings.styles)]
     cache_path = Path(ctx.params["cache"])
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     cache = ResponseCache(cache_path)
-    scores = _answer_and_score(responder, name, jobs, cache)
+    scores = _answer_and_score(responder, name, jobs, cache, induced)
     if set_name == "discriminative":
         turns = [(item, options) for item, options in jobs if item["task"] == "discriminative"]
         scores += _answer_and_score(
-            responder, name, _classification_jobs(items, turns, scores, settings.formats), cache
+            responder, name, _classification_jobs(items, turns, scores, settings.formats), cache, induced
         )
     if set_name == "realworld":
         turns = [(item, options) for item, options in jobs if item["task"] == "realworld_turn"]
         scores += _answer_and_score(
-            responder, name, _realworld_classification_jobs(items, turns, scores, settings.formats), cache
+            responder, name, _realworld_classification_jobs(items, turns, scores, settings.formats), cache, induced
         )
     write_records(ctx.output["scores"], ({k: v for k, v in s.items() if k != "response_text"} for s in scores))
     rows = _with_outcome_counts(aggregate(scores), scores)
