@@ -105,6 +105,7 @@ def build_intermediates(root: Path, work: Path) -> Path:
         params = {
             "respond": respond_params(SECTION, SEED, name, RESPONDERS[responder]),
             "cache": str(work / "cache" / responder / f"{name}.jsonl"),
+            "rate_file": str(work / "cache" / responder / "requests.rate"),
         }
         wildcards = {"set": name, "responder": responder}
         llmpattern_respond(

@@ -48,7 +48,8 @@ def test_respond_params_carry_styles_for_detection_and_the_model_for_models_only
     kcore = respond_params(DEFAULT, 0, "kcore", "openai-compatible:gpt-4o")
     assert kcore["styles"] is None and kcore["model"] == dict(DEFAULT.model)
     assert load_settings(RespondSettings, kcore).responder == "openai-compatible:gpt-4o"
-    assert set(detection) == {"seed", "n_eval", "formats", "styles", "responder", "model"}
+    assert set(detection) == {"seed", "n_eval", "formats", "styles", "responder", "model", "semantics"}
+    assert detection["semantics"] == DEFAULT.semantics == "induced"
 
 
 def test_responder_names_map_each_name_to_its_spec(tmp_path, monkeypatch):

@@ -18,7 +18,6 @@ from graphaudit.llmpattern.tables import (
     paper_consistency,
     read_scores,
     summary_frame,
-    table20_frame,
     task_frame,
 )
 from graphaudit.llmpattern.tasks import SETS
@@ -125,18 +124,6 @@ def test_summary_frame_sums_the_non_answers_of_its_cells() -> None:
     assert table[list(NON_ANSWER_COLUMNS)].iloc[0].tolist() == [3, 1, 1, 3] and table["cells"].tolist() == [2, 2]
     assert (summary_frame(CELLS)[list(NON_ANSWER_COLUMNS)] == 0).all().all()  # score tables from before the counts
     assert set(NON_ANSWER_COLUMNS) <= set(TABLE_COLUMNS) and not set(NON_ANSWER_COLUMNS) & set(LABEL_COLUMNS)
-
-
-def test_table20_ranks_only_responders_that_answered_every_task() -> None:
-    ranks = table20_frame(CELLS).set_index("responder")
-    assert list(ranks.index) == ["b", "a"]  # best first; c did not answer T1, so it is not ranked
-    assert ranks.loc["a", "T1"] == 2 and ranks.loc["b", "T1"] == 1  # a's T1 mean is 0.75 < 0.9
-    assert ranks.loc["a", "T7"] == 2 and (ranks.loc["a", "mean_rank"], ranks.loc["b", "mean_rank"]) == (2.0, 1.0)
-
-
-def test_table20_without_a_complete_responder_is_empty_with_its_columns() -> None:
-    cells = pd.DataFrame([row("T1", "x", "a", "acc", 1.0), row("T7", "y", "b", "precision", 1.0)])
-    assert list(table20_frame(cells).columns) == ["responder", "mean_rank"] and table20_frame(cells).empty
 
 
 def test_paper_consistency_writes_every_check(tmp_path) -> None:

@@ -86,7 +86,8 @@ def test_prompt_settings_per_task():
 
 def test_a_set_reads_only_its_own_settings():
     assert item_params(SECTION, 7, "translation") == {"per_pattern": 1}
-    assert item_params(SECTION, 7, "detection") == {"seed": 7, "scales": ["small", "medium"], "per_n": 1}
+    detection = {"seed": 7, "scales": ["small", "medium"], "per_n": 1, "semantics": "induced"}
+    assert item_params(SECTION, 7, "detection") == detection
     assert item_params(SECTION, 7, "kcore") == {}
     assert items_of("translation") == items_of("translation", replace(SECTION, n_eval=9, scales=("large",)))
     with pytest.raises(ValueError, match="unknown llmpattern set 'molecule'"):
@@ -114,7 +115,11 @@ def test_oracle_end_to_end_scores_one_in_clean_mode(tmp_path, set_name):
     ctx = RuleContext(
         input={"itemset": str(tmp_path / "items.jsonl")},
         output={"scores": str(tmp_path / "scores.jsonl"), "table": str(tmp_path / "table.csv")},
-        params={"respond": respond_params(SMALL, 0, set_name, "oracle"), "cache": str(tmp_path / "cache" / "o.jsonl")},
+        params={
+            "respond": respond_params(SMALL, 0, set_name, "oracle"),
+            "cache": str(tmp_path / "cache" / "o.jsonl"),
+            "rate_file": str(tmp_path / "cache" / "requests.rate"),
+        },
         wildcards={"set": set_name, "responder": "oracle"},
     )
     llmpattern_respond(ctx)
@@ -130,7 +135,9 @@ def test_the_golden_run_rebuilds_every_intermediate_file(tmp_path):
     from .golden import GOLDEN, build_intermediates
 
     rebuilt = build_intermediates(tmp_path / "golden", tmp_path / "work")
-    committed = sorted(p.relative_to(GOLDEN) for folder in ("items", "scores") for p in (GOLDEN / folder).rglob("*.*"))
+    committed = sorted(
+        p.relative_to(GOLDEN) for folder in ("items", "scores", "records") for p in (GOLDEN / folder).rglob("*.*")
+    )
     assert committed == sorted(p.relative_to(rebuilt) for p in rebuilt.rglob("*.*"))
     for relative in committed:
         assert (rebuilt / relative).read_bytes() == (GOLDEN / relative).read_bytes(), relative

@@ -43,7 +43,7 @@ from graphaudit.llmpattern.datasets import Item, to_networkx
 from graphaudit.llmpattern.parsers import MODES, Parsed, parse_answer
 from graphaudit.llmpattern.patterns import get_pattern
 from graphaudit.llmpattern.prompts import effective_description, task_code
-from graphaudit.llmpattern.scorers import score_parsed
+from graphaudit.llmpattern.scorers import ANALYSIS_FIELDS, score_parsed
 from graphaudit.llmpattern.settings import (
     DetectionItems,
     DiscriminativeItems,
@@ -408,8 +408,10 @@ Scorer = Callable[[Answer, Parsed], dict[str, Any]]
 
 
 def check_same(answers: Sequence[Answer], ours: Sequence[dict], peer: Sequence[dict]) -> None:
-    """Raise on the first answer whose two score records differ (named by item, prompt and differing fields)."""
-    for index, (answer, a, b) in enumerate(zip(answers, ours, peer, strict=True)):
+    """Raise on the first answer whose two score records differ (named by item, prompt and differing fields); the
+    analyses' descriptive fields (:data:`ANALYSIS_FIELDS`), which no matcher computes, are left out."""
+    for index, (answer, mine, theirs) in enumerate(zip(answers, ours, peer, strict=True)):
+        a, b = ({k: v for k, v in r.items() if k not in ANALYSIS_FIELDS} for r in (mine, theirs))
         if a != b:
             fields = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
             raise RuntimeError(

@@ -76,6 +76,7 @@ from graphaudit.llmpattern.solvers import (
 )
 
 __all__ = [
+    "ANALYSIS_FIELDS",
     "GROUP_KEYS",
     "HEADLINE",
     "OTHER_PATTERN",
@@ -100,6 +101,14 @@ GROUP_KEYS: tuple[str, ...] = (
     "responder",
     "mode",
 )
+ANALYSIS_FIELDS: tuple[str, ...] = (
+    "changed_nodes",
+    "changed_degree_sum",
+    "mentions_degree",
+    "degree_hits",
+    "extracted",
+)
+"""The per-answer fields the analyses read (Table 23, Figures 2, 4, 5): descriptions of an answer, not its score."""
 HEADLINE: dict[tuple[str, str | None], str] = {
     ("T1", None): "acc",
     ("T2", None): "success",
