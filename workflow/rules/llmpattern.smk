@@ -23,16 +23,13 @@ LLM_DATA = "data/generated/llmpattern"
 LLM_OUT = "results/llmpattern"
 LLM_RESPONDERS = responder_names(LLM.responders)  # name -> spec; a collision, `..` or missing replay file stops here
 check_models(LLM)  # a model block for no model, or an option its responder does not take, stops here
-LLM_RUNS = [(s, r) for s in LLM_SETS for r, spec in LLM_RESPONDERS.items() if covers(spec, s)]
-LLM_SCORES = {s: [f"{LLM_OUT}/scores/{r}/{s}.csv" for run_set, r in LLM_RUNS if run_set == s] for s in LLM_SETS}
+LLM_ALL_SETS = LLM_SETS + LLM_REAL_SETS
+LLM_RUNS = [(s, r) for s in LLM_ALL_SETS for r, spec in LLM_RESPONDERS.items() if covers(spec, s)]
+LLM_SCORES = {s: [f"{LLM_OUT}/scores/{r}/{s}.csv" for run_set, r in LLM_RUNS if run_set == s] for s in LLM_ALL_SETS}
 # Real-world sets (T10 / T11): which data sets this run can read, and why the others are NOT RUN (decided here,
 # from the mirror, the packaged copies, data/raw and llmpattern.realworld.download; graphaudit.llmpattern.realdata)
 LLM_MOL_FILES, LLM_MOL_NOT_RUN = molecule_sources(LLM.molecules.datasets, LLM.molecules.files, config["data"])
 LLM_REAL, LLM_REAL_NOT_RUN = realworld_sources(LLM.realworld.datasets, config["data"], LLM.realworld.download)
-LLM_REAL_RUNS = [(s, r) for s in LLM_REAL_SETS for r, spec in LLM_RESPONDERS.items() if covers(spec, s)]
-LLM_REAL_SCORES = {
-    s: [f"{LLM_OUT}/scores/{r}/{s}.csv" for run_set, r in LLM_REAL_RUNS if run_set == s] for s in LLM_REAL_SETS
-}
 
 
 rule llmpattern_items:
@@ -87,7 +84,7 @@ rule llmpattern_respond:
     benchmark:
         "benchmarks/llmpattern/respond_{responder}_{set}.tsv"
     wildcard_constraints:
-        set="|".join(LLM_SETS + LLM_REAL_SETS),
+        set="|".join(LLM_ALL_SETS),
         responder="|".join(LLM_RESPONDERS),
     conda:
         ENV
@@ -248,7 +245,7 @@ rule table19_llmpattern:
 
 rule table20_llmpattern:
     input:
-        scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
+        scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS if s in LLM_SETS],
         values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table20.csv", "llmpattern", "tables"),
@@ -418,7 +415,7 @@ rule figure8_llmpattern:
 
 rule summary_llmpattern:
     input:
-        scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
+        scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS if s in LLM_SETS],
     output:
         table=report_output(f"{LLM_OUT}/tables/summary.csv", "llmpattern", "tables"),
     log:
@@ -433,7 +430,7 @@ rule summary_llmpattern:
 
 rule table9_llmpattern:
     input:
-        scores=LLM_REAL_SCORES["molecule"],
+        scores=LLM_SCORES["molecule"],
         values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table9.csv", "llmpattern", "tables"),
@@ -450,7 +447,7 @@ rule table9_llmpattern:
 
 rule table10_llmpattern:
     input:
-        scores=LLM_REAL_SCORES["realworld"],
+        scores=LLM_SCORES["realworld"],
         values=LLM.paper_values,
     output:
         table=report_output(f"{LLM_OUT}/tables/table10.csv", "llmpattern", "tables"),

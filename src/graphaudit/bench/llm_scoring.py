@@ -43,7 +43,7 @@ from graphaudit.llmpattern.datasets import Item, to_networkx
 from graphaudit.llmpattern.parsers import MODES, Parsed, parse_answer
 from graphaudit.llmpattern.patterns import get_pattern
 from graphaudit.llmpattern.prompts import effective_description, task_code
-from graphaudit.llmpattern.scorers import ANALYSIS_FIELDS, score_parsed
+from graphaudit.llmpattern.scorers import ANALYSIS_FIELDS, FAILED_SET, score_parsed, set_scores
 from graphaudit.llmpattern.settings import (
     DetectionItems,
     DiscriminativeItems,
@@ -230,24 +230,6 @@ def _vf2_share(edges: Sequence[Sequence[Any]], hosts: Sequence[nx.Graph]) -> flo
     return sum(_vf2_has(host, edges) for host in hosts) / len(hosts)
 
 
-def _sets(pred: set[Any], truth: set[Any]) -> dict[str, float]:
-    if not pred or not truth:
-        precision = recall = 1.0 if not pred and not truth else 0.0
-    else:
-        hits = len(pred & truth)
-        precision, recall = hits / len(pred), hits / len(truth)
-    union = pred | truth
-    return {
-        "precision": precision,
-        "recall": recall,
-        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
-        "jaccard": len(pred & truth) / len(union) if union else 1.0,
-    }
-
-
-_FAILED = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "jaccard": 0.0}
-
-
 def _peer_translation(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
     pattern = get_pattern(item["truth"]["pattern"])
     edges = parsed.value
@@ -283,7 +265,7 @@ def _peer_modification(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dic
 def _peer_detection(item: Item, parsed: Parsed, clean: bool, pattern: str | None = None, **_: Any) -> dict[str, Any]:
     motif = get_pattern(pattern)
     truth = _vf2_occurrences(to_networkx(item["graph"], motif.directed), motif.graph())
-    scores = _FAILED if clean and parsed.unparsed else _sets({tuple(t) for t in parsed.value}, truth)
+    scores = FAILED_SET if clean and parsed.unparsed else set_scores({tuple(t) for t in parsed.value}, truth)
     return {**scores, "counted": True}
 
 
@@ -304,7 +286,7 @@ def _peer_kcore(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, 
     nodes = parsed.value
     if not clean:
         return {"precision": sum(n in truth for n in nodes) / len(nodes) if nodes else 0.0, "counted": True}
-    return {**(_FAILED if parsed.unparsed else _sets(set(nodes), truth)), "counted": True}
+    return {**(FAILED_SET if parsed.unparsed else set_scores(set(nodes), truth)), "counted": True}
 
 
 def _peer_frequent(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -173,27 +173,40 @@ def _mode_first(entry: tuple[tuple[Any, ...], Any]) -> tuple[Any, ...]:
     return (MODES.index(key[0]), *key[1:])
 
 
+def _plot_per_mode(
+    frame: pd.DataFrame, output: str, title: str, what: str, height: float, draw: Callable[[Any, pd.DataFrame], None]
+) -> None:
+    """One panel per scoring mode, filled by ``draw(axis, rows)`` (a mode without rows says so), titled and
+    saved as PNG + SVG."""
+    plt = pyplot()
+    figure, axes = plt.subplots(1, len(MODES), figsize=(4.5 * len(MODES), height), squeeze=False)
+    for axis, mode in zip(axes[0], MODES):
+        part = frame[frame["mode"] == mode]
+        if part.empty:
+            _no_data(axis, what)
+            continue
+        draw(axis, part)
+        axis.set_title(f"{mode} mode", fontsize="small")
+        axis.legend(fontsize="x-small")
+    figure.suptitle(title)
+    figure.tight_layout()
+    save_figure(figure, output)
+
+
+def _precision_lines(axis: Any, part: pd.DataFrame) -> None:
+    for responder, line in part.groupby("responder", sort=False):
+        axis.plot(line["degree"], line["precision"], marker="o", label=responder)
+    axis.set_ylim(0, 1.05)
+    axis.set_xlabel("node degree in the input graph")
+    axis.set_ylabel("precision")
+
+
 def figure4(ctx: RuleContext) -> None:
     """Figure 4 from the k-core answers' score records (``input.records``): precision against degree, one
     line per responder, one panel per scoring mode."""
     frame = figure4_frame(read_score_records(ctx.input_list("records")))
-    plt = pyplot()
-    figure, axes = plt.subplots(1, len(MODES), figsize=(4.5 * len(MODES), 3.2), squeeze=False)
-    for axis, mode in zip(axes[0], MODES):
-        part = frame[frame["mode"] == mode]
-        if part.empty:
-            _no_data(axis, "predicted nodes")
-            continue
-        for responder, line in part.groupby("responder", sort=False):
-            axis.plot(line["degree"], line["precision"], marker="o", label=responder)
-        axis.set_ylim(0, 1.05)
-        axis.set_xlabel("node degree in the input graph")
-        axis.set_ylabel("precision")
-        axis.set_title(f"{mode} mode", fontsize="small")
-        axis.legend(fontsize="x-small")
-    figure.suptitle("Figure 4: 3-core precision by node degree")
-    figure.tight_layout()
-    save_figure(figure, ctx.output["figure"])
+    title = "Figure 4: 3-core precision by node degree"
+    _plot_per_mode(frame, ctx.output["figure"], title, "predicted nodes", 3.2, _precision_lines)
 
 
 # ---- Figure 5: the patterns frequent-subgraph answers extract ------------------------------------------------
@@ -213,27 +226,20 @@ def figure5_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["mode", "responder", "pattern", "count", "share"])
 
 
+def _stacked_shares(axis: Any, part: pd.DataFrame) -> None:
+    shares = part.pivot(index="responder", columns="pattern", values="share").fillna(0.0)
+    shares = shares[[name for name in (*PATTERN_NAMES, OTHER_PATTERN) if name in shares.columns]]
+    bottom = np.zeros(len(shares))
+    for name in shares.columns:
+        axis.bar(range(len(shares)), shares[name], bottom=bottom, label=name)
+        bottom += shares[name].to_numpy()
+    axis.set_xticks(range(len(shares)), shares.index, rotation=30, ha="right", fontsize="small")
+    axis.set_ylabel("share of extracted patterns")
+
+
 def figure5(ctx: RuleContext) -> None:
     """Figure 5 from the frequent-subgraph answers' score records (``input.records``): stacked shares per
     responder, one panel per scoring mode."""
     frame = figure5_frame(read_score_records(ctx.input_list("records")))
-    plt = pyplot()
-    figure, axes = plt.subplots(1, len(MODES), figsize=(4.5 * len(MODES), 3.4), squeeze=False)
-    for axis, mode in zip(axes[0], MODES):
-        part = frame[frame["mode"] == mode]
-        if part.empty:
-            _no_data(axis, "extracted patterns")
-            continue
-        shares = part.pivot(index="responder", columns="pattern", values="share").fillna(0.0)
-        shares = shares[[name for name in (*PATTERN_NAMES, OTHER_PATTERN) if name in shares.columns]]
-        bottom = np.zeros(len(shares))
-        for name in shares.columns:
-            axis.bar(range(len(shares)), shares[name], bottom=bottom, label=name)
-            bottom += shares[name].to_numpy()
-        axis.set_xticks(range(len(shares)), shares.index, rotation=30, ha="right", fontsize="small")
-        axis.set_ylabel("share of extracted patterns")
-        axis.set_title(f"{mode} mode", fontsize="small")
-        axis.legend(fontsize="x-small")
-    figure.suptitle("Figure 5: primitive patterns in frequent-subgraph answers")
-    figure.tight_layout()
-    save_figure(figure, ctx.output["figure"])
+    title = "Figure 5: primitive patterns in frequent-subgraph answers"
+    _plot_per_mode(frame, ctx.output["figure"], title, "extracted patterns", 3.4, _stacked_shares)

@@ -348,7 +348,8 @@ def _repo_isomorphism(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
 
 
 def _int_or_none(text: str) -> int | None:
-    """``int()`` inside the mapping reader's ``try: ... except: pass``."""
+    """Python's ``int()``, or None where it raises: the authors' mapping reader wraps each group's ``int()`` in a
+    bare ``try/except: pass`` and skips the group (a word group, a number past the digit limit)."""
     try:
         return int(text)
     except ValueError:

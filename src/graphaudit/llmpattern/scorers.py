@@ -77,6 +77,7 @@ from graphaudit.llmpattern.solvers import (
 
 __all__ = [
     "ANALYSIS_FIELDS",
+    "FAILED_SET",
     "GROUP_KEYS",
     "HEADLINE",
     "OTHER_PATTERN",
@@ -86,6 +87,7 @@ __all__ = [
     "primitive_name",
     "score_answer",
     "score_parsed",
+    "set_scores",
     "unique_patterns",
 ]
 
@@ -255,7 +257,8 @@ def _precision_recall(pred: set[Any], truth: set[Any]) -> tuple[float, float]:
     return hits / len(pred), hits / len(truth)
 
 
-def _set_scores(pred: set[Any], truth: set[Any]) -> dict[str, float]:
+def set_scores(pred: set[Any], truth: set[Any]) -> dict[str, float]:
+    """P, R, F1 and Jaccard of a predicted set against the true one (empty vs empty = 1, one side empty = 0)."""
     precision, recall = _precision_recall(pred, truth)
     union = pred | truth
     return {
@@ -266,12 +269,13 @@ def _set_scores(pred: set[Any], truth: set[Any]) -> dict[str, float]:
     }
 
 
-_FAILED_SET = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "jaccard": 0.0}
+FAILED_SET = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "jaccard": 0.0}
+"""The set scores of an answer that cannot be read (clean mode)."""
 
 
 def _detection(item: Item, parsed: Parsed, clean: bool, pattern: str | None = None, **_: Any) -> dict[str, Any]:
     truth = {tuple(t) for t in item["truth"]["occurrences"][get_pattern(pattern).name]}
-    scores = _FAILED_SET if clean and parsed.unparsed else _set_scores({tuple(t) for t in parsed.value}, truth)
+    scores = FAILED_SET if clean and parsed.unparsed else set_scores({tuple(t) for t in parsed.value}, truth)
     return {**scores, "counted": True}
 
 
@@ -297,7 +301,7 @@ def _kcore(item: Item, parsed: Parsed, clean: bool, **_: Any) -> dict[str, Any]:
     if not clean:
         precision = sum(n in truth for n in nodes) / len(nodes) if nodes else 0.0
         return {"precision": precision, **by_degree, "counted": True}
-    return {**(_FAILED_SET if parsed.unparsed else _set_scores(set(nodes), truth)), **by_degree, "counted": True}
+    return {**(FAILED_SET if parsed.unparsed else set_scores(set(nodes), truth)), **by_degree, "counted": True}
 
 
 OTHER_PATTERN = "other"
