@@ -415,7 +415,7 @@ rule figure8_llmpattern:
 
 rule summary_llmpattern:
     input:
-        scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS if s in LLM_SETS],
+        scores=[f"{LLM_OUT}/scores/{r}/{s}.csv" for s, r in LLM_RUNS],
     output:
         table=report_output(f"{LLM_OUT}/tables/summary.csv", "llmpattern", "tables"),
     log:
