@@ -10,7 +10,7 @@ import pytest
 
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern import figures
-from graphaudit.llmpattern.figures import detection_frame, figure2_frame, figure4_frame, figure5_frame
+from graphaudit.llmpattern.figures import detection_frame, fig2_frame, fig4_frame, fig5_frame
 
 from .golden import EXPECTED
 
@@ -37,22 +37,22 @@ FREQUENT = [
 ]
 
 
-def test_figure2_share_of_answers_mentioning_degree() -> None:
-    frame = figure2_frame(ISO)
+def test_fig2_share_of_answers_mentioning_degree() -> None:
+    frame = fig2_frame(ISO)
     assert frame.to_dict("records") == [
         {"responder": "r", "variant": "faithful", "answers": 3, "mentions_degree": 2, "share": pytest.approx(2 / 3)}
     ]
 
 
-def test_figure4_precision_by_degree_pools_the_answers() -> None:
-    frame = figure4_frame(KCORE)
+def test_fig4_precision_by_degree_pools_the_answers() -> None:
+    frame = fig4_frame(KCORE)
     assert list(frame["degree"]) == [3, 5]
     assert list(frame["hits"]) == [1, 2] and list(frame["predicted"]) == [4, 2]
     assert list(frame["precision"]) == [0.25, 1.0]
 
 
-def test_figure5_shares_of_the_extracted_primitives() -> None:
-    frame = figure5_frame(FREQUENT)
+def test_fig5_shares_of_the_extracted_primitives() -> None:
+    frame = fig5_frame(FREQUENT)
     assert frame[["pattern", "count", "share"]].values.tolist() == [
         ["triangle", 2, 0.5],
         ["square", 1, 0.25],
@@ -78,14 +78,14 @@ def _write_records(path, records: list[dict]) -> str:
 @pytest.mark.parametrize(
     ("name", "inputs"),
     [
-        ("figure1", "table18"),
-        ("figure3", "table19"),
-        ("figure7", "table18"),
-        ("figure8", "table19"),
-        ("figure2", ISO),
-        ("figure4", KCORE),
-        ("figure5", FREQUENT),
-        ("figure5", []),  # nothing to plot still gives a figure
+        ("fig1", "table18"),
+        ("fig3", "table19"),
+        ("fig7", "table18"),
+        ("fig8", "table19"),
+        ("fig2", ISO),
+        ("fig4", KCORE),
+        ("fig5", FREQUENT),
+        ("fig5", []),  # nothing to plot still gives a figure
     ],
 )
 def test_figures_write_png_and_svg_identically_on_rerun(tmp_path, name: str, inputs) -> None:

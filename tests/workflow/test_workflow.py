@@ -105,8 +105,10 @@ def test_ci_report_opens_with_the_verdicts_and_shows_every_figure(ci_runs):
     page = (run / "results/report/index.html").read_text()
     order = [page.index(f'id="{anchor}"') for anchor in ("dashboard", "failed", "data", *sorted(STUDIES))]
     assert order == sorted(order)
-    figures = [p for s in STUDIES for p in study_outputs(s) if p.endswith(".png")]
-    assert len(figures) == 17  # pattern 2, nodeground 11, glad 3, graphlm 1
+    per_study = {s: [p for p in study_outputs(s) if p.endswith(".png")] for s in STUDIES}
+    expected = {"pattern": 2, "nodeground": 11, "glad": 3, "graphlm": 1, "llmpattern": 7}
+    assert {s: len(f) for s, f in per_study.items()} == expected
+    figures = [p for study_figures in per_study.values() for p in study_figures]
     for figure in figures:
         assert f'<img src="../{Path(figure).relative_to("results").as_posix()}"' in page, figure
     for study in STUDIES:

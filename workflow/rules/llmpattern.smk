@@ -308,107 +308,107 @@ rule table25_llmpattern:
         RUN
 
 
-rule figure1_llmpattern:
+rule fig1_llmpattern:
     input:
         table=rules.table18_llmpattern.output.table,
     output:
-        figure=report_output(f"{LLM_OUT}/figures/figure1.png", "llmpattern", "figures"),
+        figure=report_output(f"{LLM_OUT}/figures/fig1.png", "llmpattern", "figures"),
     log:
-        "logs/llmpattern/figures/figure1.log",
+        "logs/llmpattern/figures/fig1.log",
     conda:
         ENV
     params:
-        entry="graphaudit.llmpattern.figures:figure1",
+        entry="graphaudit.llmpattern.figures:fig1",
     script:
         RUN
 
 
-rule figure2_llmpattern:
+rule fig2_llmpattern:
     input:
         records=[f"{LLM_OUT}/scores/{r}/isomorphism.jsonl" for s, r in LLM_RUNS if s == "isomorphism"],
     output:
-        figure=report_output(f"{LLM_OUT}/figures/figure2.png", "llmpattern", "figures"),
+        figure=report_output(f"{LLM_OUT}/figures/fig2.png", "llmpattern", "figures"),
     log:
-        "logs/llmpattern/figures/figure2.log",
+        "logs/llmpattern/figures/fig2.log",
     conda:
         ENV
     params:
-        entry="graphaudit.llmpattern.figures:figure2",
+        entry="graphaudit.llmpattern.figures:fig2",
     script:
         RUN
 
 
-rule figure3_llmpattern:
+rule fig3_llmpattern:
     input:
         table=rules.table19_llmpattern.output.table,
     output:
-        figure=report_output(f"{LLM_OUT}/figures/figure3.png", "llmpattern", "figures"),
+        figure=report_output(f"{LLM_OUT}/figures/fig3.png", "llmpattern", "figures"),
     log:
-        "logs/llmpattern/figures/figure3.log",
+        "logs/llmpattern/figures/fig3.log",
     conda:
         ENV
     params:
-        entry="graphaudit.llmpattern.figures:figure3",
+        entry="graphaudit.llmpattern.figures:fig3",
     script:
         RUN
 
 
-rule figure4_llmpattern:
+rule fig4_llmpattern:
     input:
         records=[f"{LLM_OUT}/scores/{r}/kcore.jsonl" for s, r in LLM_RUNS if s == "kcore"],
     output:
-        figure=report_output(f"{LLM_OUT}/figures/figure4.png", "llmpattern", "figures"),
+        figure=report_output(f"{LLM_OUT}/figures/fig4.png", "llmpattern", "figures"),
     log:
-        "logs/llmpattern/figures/figure4.log",
+        "logs/llmpattern/figures/fig4.log",
     conda:
         ENV
     params:
-        entry="graphaudit.llmpattern.figures:figure4",
+        entry="graphaudit.llmpattern.figures:fig4",
     script:
         RUN
 
 
-rule figure5_llmpattern:
+rule fig5_llmpattern:
     input:
         records=[f"{LLM_OUT}/scores/{r}/frequent.jsonl" for s, r in LLM_RUNS if s == "frequent"],
     output:
-        figure=report_output(f"{LLM_OUT}/figures/figure5.png", "llmpattern", "figures"),
+        figure=report_output(f"{LLM_OUT}/figures/fig5.png", "llmpattern", "figures"),
     log:
-        "logs/llmpattern/figures/figure5.log",
+        "logs/llmpattern/figures/fig5.log",
     conda:
         ENV
     params:
-        entry="graphaudit.llmpattern.figures:figure5",
+        entry="graphaudit.llmpattern.figures:fig5",
     script:
         RUN
 
 
-rule figure7_llmpattern:
+rule fig7_llmpattern:
     input:
         table=rules.table18_llmpattern.output.table,
     output:
-        figure=report_output(f"{LLM_OUT}/figures/figure7.png", "llmpattern", "figures"),
+        figure=report_output(f"{LLM_OUT}/figures/fig7.png", "llmpattern", "figures"),
     log:
-        "logs/llmpattern/figures/figure7.log",
+        "logs/llmpattern/figures/fig7.log",
     conda:
         ENV
     params:
-        entry="graphaudit.llmpattern.figures:figure7",
+        entry="graphaudit.llmpattern.figures:fig7",
     script:
         RUN
 
 
-rule figure8_llmpattern:
+rule fig8_llmpattern:
     input:
         table=rules.table19_llmpattern.output.table,
     output:
-        figure=report_output(f"{LLM_OUT}/figures/figure8.png", "llmpattern", "figures"),
+        figure=report_output(f"{LLM_OUT}/figures/fig8.png", "llmpattern", "figures"),
     log:
-        "logs/llmpattern/figures/figure8.log",
+        "logs/llmpattern/figures/fig8.log",
     conda:
         ENV
     params:
-        entry="graphaudit.llmpattern.figures:figure8",
+        entry="graphaudit.llmpattern.figures:fig8",
     script:
         RUN
 
@@ -561,13 +561,13 @@ rule llmpattern:
         rules.table23_llmpattern.output,
         rules.table24_llmpattern.output,
         rules.table25_llmpattern.output,
-        rules.figure1_llmpattern.output,
-        rules.figure2_llmpattern.output,
-        rules.figure3_llmpattern.output,
-        rules.figure4_llmpattern.output,
-        rules.figure5_llmpattern.output,
-        rules.figure7_llmpattern.output,
-        rules.figure8_llmpattern.output,
+        rules.fig1_llmpattern.output,
+        rules.fig2_llmpattern.output,
+        rules.fig3_llmpattern.output,
+        rules.fig4_llmpattern.output,
+        rules.fig5_llmpattern.output,
+        rules.fig7_llmpattern.output,
+        rules.fig8_llmpattern.output,
         rules.summary_llmpattern.output,
         rules.table12_llmpattern.output,
         rules.occurrences_llmpattern.output,

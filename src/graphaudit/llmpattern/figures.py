@@ -29,16 +29,16 @@ from graphaudit.report.figures import pyplot, save_figure
 
 __all__ = [
     "detection_frame",
-    "figure1",
-    "figure2",
-    "figure2_frame",
-    "figure3",
-    "figure4",
-    "figure4_frame",
-    "figure5",
-    "figure5_frame",
-    "figure7",
-    "figure8",
+    "fig1",
+    "fig2",
+    "fig2_frame",
+    "fig3",
+    "fig4",
+    "fig4_frame",
+    "fig5",
+    "fig5_frame",
+    "fig7",
+    "fig8",
 ]
 
 FIGURE_MODE = "repo"  # the detection figures' scoring mode: the authors'
@@ -99,29 +99,29 @@ def _detection_figure(ctx: RuleContext, scales: Sequence[str], title: str) -> No
     plot_detection(detection_frame(pd.read_csv(ctx.input["table"]), scales), ctx.output["figure"], title)
 
 
-def figure1(ctx: RuleContext) -> None:
+def fig1(ctx: RuleContext) -> None:
     """Figure 1: terminology-based detection F1, small and medium scales (``input.table``: Table 18)."""
     _detection_figure(ctx, ("small", "medium"), "Figure 1: terminology-based pattern detection (F1)")
 
 
-def figure3(ctx: RuleContext) -> None:
+def fig3(ctx: RuleContext) -> None:
     """Figure 3: topology-based detection F1, small and medium scales (``input.table``: Table 19)."""
     _detection_figure(ctx, ("small", "medium"), "Figure 3: topology-based pattern detection (F1)")
 
 
-def figure7(ctx: RuleContext) -> None:
+def fig7(ctx: RuleContext) -> None:
     """Figure 7: terminology-based detection F1, every scale (``input.table``: Table 18; the paper's caption
     says topology-based, spec §8 item 15)."""
     _detection_figure(ctx, SCALE_ORDER, "Figure 7: terminology-based pattern detection (F1), all scales")
 
 
-def figure8(ctx: RuleContext) -> None:
+def fig8(ctx: RuleContext) -> None:
     """Figure 8: topology-based detection F1, every scale (``input.table``: Table 19)."""
     _detection_figure(ctx, SCALE_ORDER, "Figure 8: topology-based pattern detection (F1), all scales")
 
 
 # ---- Figure 2: degree counting in isomorphic mapping -------------------------------------------------------
-def figure2_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def fig2_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """Per responder and pair variant (faithful, hardened): the answers (one repo-mode record each), those
     that mention "degree", and their share."""
     counts: dict[tuple[str, str], list[int]] = {}
@@ -134,9 +134,9 @@ def figure2_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["responder", "variant", "answers", "mentions_degree", "share"])
 
 
-def figure2(ctx: RuleContext) -> None:
+def fig2(ctx: RuleContext) -> None:
     """Figure 2 from the isomorphism answers' score records (``input.records``)."""
-    frame = figure2_frame(read_score_records(ctx.input_list("records")))
+    frame = fig2_frame(read_score_records(ctx.input_list("records")))
     plt = pyplot()
     figure, axis = plt.subplots(figsize=(max(4.0, 0.8 * frame["responder"].nunique() + 2), 3.2))
     if frame.empty:
@@ -152,7 +152,7 @@ def figure2(ctx: RuleContext) -> None:
 
 
 # ---- Figure 4: 3-core precision by node degree -------------------------------------------------------------
-def figure4_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def fig4_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """Per mode, responder and input degree: the predicted nodes of that degree, those in the 3-core, and
     their precision, pooled over the answers (answers the authors' code raises on left out)."""
     counts: dict[tuple[str, str, int], list[int]] = {}
@@ -201,16 +201,16 @@ def _precision_lines(axis: Any, part: pd.DataFrame) -> None:
     axis.set_ylabel("precision")
 
 
-def figure4(ctx: RuleContext) -> None:
+def fig4(ctx: RuleContext) -> None:
     """Figure 4 from the k-core answers' score records (``input.records``): precision against degree, one
     line per responder, one panel per scoring mode."""
-    frame = figure4_frame(read_score_records(ctx.input_list("records")))
+    frame = fig4_frame(read_score_records(ctx.input_list("records")))
     title = "Figure 4: 3-core precision by node degree"
     _plot_per_mode(frame, ctx.output["figure"], title, "predicted nodes", 3.2, _precision_lines)
 
 
 # ---- Figure 5: the patterns frequent-subgraph answers extract ------------------------------------------------
-def figure5_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def fig5_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """Per mode and responder: each primitive pattern's (and ``other``'s) share of the extracted patterns,
     pooled over the answers; responders that extracted nothing have no rows."""
     counts: dict[tuple[str, str], Counter[str]] = {}
@@ -237,9 +237,9 @@ def _stacked_shares(axis: Any, part: pd.DataFrame) -> None:
     axis.set_ylabel("share of extracted patterns")
 
 
-def figure5(ctx: RuleContext) -> None:
+def fig5(ctx: RuleContext) -> None:
     """Figure 5 from the frequent-subgraph answers' score records (``input.records``): stacked shares per
     responder, one panel per scoring mode."""
-    frame = figure5_frame(read_score_records(ctx.input_list("records")))
+    frame = fig5_frame(read_score_records(ctx.input_list("records")))
     title = "Figure 5: primitive patterns in frequent-subgraph answers"
     _plot_per_mode(frame, ctx.output["figure"], title, "extracted patterns", 3.4, _stacked_shares)
