@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphaudit.llmpattern.answers import BASELINE_TASKS, BASELINES, candidate_patterns, oracle_answer, random_answer
-from graphaudit.llmpattern.datasets import graph_record
+from graphaudit.llmpattern.datasets import graph_edges, graph_record
 from graphaudit.llmpattern.generators import (
     ba2motif_items,
     detection_items,
@@ -24,9 +24,10 @@ from graphaudit.llmpattern.patterns import (
     FREQUENT_PATTERNS,
     MODIFICATIONS,
     UNDIRECTED_PATTERNS,
+    get_pattern,
     pattern_from_edges,
 )
-from graphaudit.llmpattern.scorers import aggregate, score_answer
+from graphaudit.llmpattern.scorers import aggregate, edit_limit, score_answer
 from graphaudit.llmpattern.solvers import has_occurrence, is_discriminative
 
 HOUSE = [(0, 1), (1, 2), (2, 3), (3, 0), (2, 4), (3, 4)]
@@ -221,6 +222,23 @@ def test_structural_baselines_match_the_spec(cases) -> None:
     keyword = scored(frequent, BASELINES["keyword"], "repo"), scored(frequent, BASELINES["keyword"], "clean")
     assert all(r["value"] == 1.0 for r in keyword[0].values()) and all(r["value"] == 0.0 for r in keyword[1].values())
     assert all(r["value"] == 1.0 for r in scored(frequent, BASELINES["frequent_miner"], "clean").values())
+    single = scored(frequent, BASELINES["single_edge"], "repo"), scored(frequent, BASELINES["single_edge"], "clean")
+    assert all(r["value"] == 1.0 for r in single[0].values()) and all(r["value"] == 0.0 for r in single[1].values())
+
+
+def test_the_pattern_only_answer_passes_repo_mode_and_meets_the_edit_limit_only_on_small_inputs(cases) -> None:
+    modification = [c for c in cases if c[0]["task"] == "modification"]
+    for item, context in modification:
+        text = BASELINES["pattern_only"](item, **context)
+        target = get_pattern(item["truth"]["target"])
+        assert parse_answer(item, text, "clean").value == list(target.edges)
+        assert score_answer(item, text, "repo")["success"] == 1
+        clean = score_answer(item, text, "clean")
+        # dropping the input changes its edges not in the target and adds the target's missing ones
+        key = tuple if item["directed"] else frozenset
+        changed = {key(e) for e in graph_edges(item["graph"])} ^ {key(e) for e in target.edges}
+        assert clean["edits"] == len(changed), item["item_id"]
+        assert clean["success"] == int(len(changed) <= edit_limit(target.name)), item["item_id"]
 
 
 def test_candidate_patterns_cover_the_small_connected_graphs() -> None:

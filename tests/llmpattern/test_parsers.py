@@ -4,6 +4,8 @@ the fixes in ``clean`` mode."""
 from __future__ import annotations
 
 import functools
+import random
+import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -233,6 +235,28 @@ def test_kcore_first_group_in_repo_answer_list_in_clean() -> None:
     assert parse_answer(item, text, "repo").value == [1, 1]
     assert parse_answer(item, text, "clean").value == [0, 2, 3]
     assert parse_answer(item, "Core: (0, 1) and (1, 4)", "repo").value == [0, 1, 4]
+
+
+def test_clean_mode_reads_a_stated_none_as_the_full_phrase_regex_does() -> None:
+    """A text without a list is an explicit "none" exactly where this regex, the contract's wording, matches."""
+    words = (
+        r"(?:occurrences?|instances?|patterns?|motifs?|subgraphs?|cores?|nodes?|matches|triangles?|squares?"
+        r"|diamonds?|houses?|loops?|cycles?|structures?)"
+    )
+    stated = re.compile(
+        r"\b(?:there\s+(?:is|are)\s+no|contains?\s+no|ha(?:s|ve)\s+no|no)\s+(?:[\w-]+\s+){0,3}?" + words + r"\b"
+        r"|\b(?:is|are)\s+empty\b|\bdoes\s+not\s+contain\b",
+        re.IGNORECASE | re.ASCII,
+    )
+    item = kcore_items(detection_items(False, "small", per_n=1)[:1])[0]
+    pieces = "there are|There is| no|No|contains|has|have| 3-core| cores| big red| subgraph| is| are| empty|EMPTY"
+    pieces += "| does not| contain|nothing|x|-|\n| "
+    rng = random.Random(0)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces.split("|")) for _ in range(rng.randrange(10)))
+        parsed = parse_answer(item, text, "clean")
+        assert parsed.unparsed == (stated.search(text) is None), text
+        assert parsed.value == []
 
 
 def test_frequent_keyword_shortcut_and_lowercasing() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from graphaudit.llmpattern.datasets import graph_record, make_item
 from graphaudit.llmpattern.generators import translation_items
-from graphaudit.llmpattern.parsers import lazy_matches, parse_answer
+from graphaudit.llmpattern.parsers import REPO_BOLD_SENTENCES, REPO_TUPLES, lazy_matches, parse_answer
 from graphaudit.llmpattern.scorers import aggregate, score_answer
 
 HUGE = "7" * 5000  # past Python's 4300-digit int() limit: int() raises there
@@ -120,15 +120,32 @@ def test_detection_sentence_fallback_and_its_int_errors() -> None:
     assert repo(item, "1. **Nodes 0, 1, 2, :** this set has 3 edges, a triangle.", pattern="triangle")["repo_error"]
 
 
-def test_the_lazy_sentence_matcher_equals_the_regex() -> None:
-    head, tail = re.compile(r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*"), re.compile(r"this forms (a (\w+)|not a (\w+))")
-    whole = re.compile(head.pattern + ".*?" + tail.pattern, re.DOTALL)
-    pieces = ["1. **nodes 0, 1, 2**", " this forms a triangle", " this forms not a house", "12", ". ", "\n", "x", "**"]
-    rng = random.Random(0)
-    for _ in range(2000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(12)))
+@pytest.mark.parametrize("index", range(len(REPO_BOLD_SENTENCES)))
+def test_the_lazy_sentence_matcher_equals_the_authors_regex(index: int) -> None:
+    head, tail = REPO_BOLD_SENTENCES[index]
+    whole = re.compile(r"(?<!\d)\d+" + head.pattern + ".*?" + tail.pattern, re.DOTALL)
+    pieces = ["1. **nodes 0, 1, 2**", "1. **nodes 0, 1, 2:**", " this forms a triangle", " this forms not a house",
+              " this set has 3 edges, a triangle.", " this forms a complete graph (6 edges), a clique.", "12", "\u0663",
+              ". ", "\n", "x", "**", ". **nodes 4, 5**"]  # fmt: skip
+    rng = random.Random(index)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(14)))
         expected = [(m.group(1), m.group(2)) for m in whole.finditer(text)]
         assert list(lazy_matches(head, tail, text)) == expected, text
+
+
+@pytest.mark.parametrize(("k", "house_bug"), sorted(REPO_TUPLES))
+def test_the_tuple_regex_finds_what_the_authors_regex_finds(k: int, house_bug: bool) -> None:
+    """Ours starts at the mandatory "(" of the authors' regex; the groups of every match are the same."""
+    reference = r"(?:\\?(?:Node\s+|#))?(\d+)"
+    separators = [r"\s*,\s*"] * (k - 2) + [r"\s*,,\s*" if house_bug else r"\s*,\s*"]
+    body = reference + "".join(separator + reference for separator in separators)
+    authors = re.compile(r"\*{0,2}\\?\(?\\?\(\s*" + body + r"\s*\\?\)\\?\)?\*{0,2}")
+    pieces = ["(", ")", "\\", "*", "**", "1", "23", ", ", ",", ",,", "Node ", "#", " ", "x", "\\(", "\\)", "(("]
+    rng = random.Random(k)
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(30)))
+        assert REPO_TUPLES[(k, house_bug)].findall(text) == authors.findall(text), text
 
 
 def test_clean_detection_reads_an_explicit_none() -> None:

@@ -86,9 +86,11 @@ __all__ = [
     "modification_answer",
     "molecule_answer",
     "oracle_answer",
+    "pattern_only_answer",
     "positional_answer",
     "random_answer",
     "realworld_pattern_answer",
+    "single_edge_answer",
     "split_turn",
     "translation_answer",
     "type_answer",
@@ -450,6 +452,20 @@ def all_nodes_answer(item: Item, **context: Any) -> str:
     return kcore_answer(graph_nodes(item["graph"]))
 
 
+def pattern_only_answer(item: Item, **context: Any) -> str:
+    """T2/T5: the target pattern alone on nodes 0..k-1, the input graph dropped. It holds the target, which is
+    all the repository's success test asks; clean mode's edit limit rejects it."""
+    _check_task(item, ("modification",), "pattern-only")
+    return modification_answer(get_pattern(item["truth"]["target"]).edges)
+
+
+def single_edge_answer(item: Item, **context: Any) -> str:
+    """T8: one "pattern" that is a single edge. It occurs in every graph, so the repository's support test
+    passes; clean mode needs the planted pattern's node count."""
+    _check_task(item, ("frequent",), "single-edge")
+    return frequent_answer([[(0, 1)]])
+
+
 def keyword_answer(item: Item, **context: Any) -> str:
     """T8: name a triangle without any structure; the repository's keyword shortcut scores it 1, the
     structural check finds no pattern."""
@@ -609,6 +625,8 @@ BASELINES: dict[str, Callable[..., str]] = {
     "degree_gt3": degree_gt3_answer,
     "all_nodes": all_nodes_answer,
     "keyword": keyword_answer,
+    "pattern_only": pattern_only_answer,
+    "single_edge": single_edge_answer,
     "frequent_miner": frequent_miner_answer,
     "discriminative_miner": discriminative_miner_answer,
 }
@@ -624,6 +642,8 @@ BASELINE_TASKS: dict[str, frozenset[str]] = {
     "degree_gt3": frozenset({"kcore"}),
     "all_nodes": frozenset({"kcore"}),
     "keyword": frozenset({"frequent"}),
+    "pattern_only": frozenset({"modification"}),
+    "single_edge": frozenset({"frequent"}),
     "frequent_miner": frozenset({"frequent"}),
     "discriminative_miner": frozenset({"discriminative", "realworld_turn", "ba2motif", "realworld_graph"}),
 }

@@ -42,7 +42,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +52,17 @@ from networkx.algorithms import isomorphism
 from graphaudit.llmpattern.datasets import Item, graph_nodes
 from graphaudit.llmpattern.patterns import get_pattern
 
-__all__ = ["MAX_DIGITS", "MODES", "Parsed", "mentions_degree", "parse_answer", "repo_isomorphic"]
+__all__ = [
+    "MAX_DIGITS",
+    "MODES",
+    "REPO_BOLD_SENTENCES",
+    "REPO_TUPLES",
+    "Parsed",
+    "lazy_matches",
+    "mentions_degree",
+    "parse_answer",
+    "repo_isomorphic",
+]
 
 MODES: tuple[str, ...] = ("repo", "clean")
 MAX_DIGITS = 18  # longer numbers are no node id (and Python refuses int() beyond 4300 digits)
@@ -111,22 +121,43 @@ def mentions_degree(text: str) -> bool:
 
 # ---- repo: shared pieces -----------------------------------------------------------------------------
 _REPO_GROUP = re.compile(r"\[([^\[\]]+(?:\[[^\[\]]+\][^\[\]]*)*)\]")
-_REPO_PAIR_FORMS = [
+# The repository's edge forms, in its order, each with its two numbers captured (every form but the last has
+# exactly two digit runs, so the captures are what its ``re.findall(r"\d+", match)`` reads); the last form,
+# ``\(\w, \w\)``, captures its two word characters.
+_REPO_NUMBER_PAIR_FORMS = [
     re.compile(p)
     for p in (
-        r"\(\d+, \d+\)",
-        r"\(\d+,\d+\)",
-        r"\(Node \d+, Node \d+\)",
-        r"\[\d+, \d+\]",
-        r"\(N\d+, N\d+\)",
-        r"\(N_\d+, N_\d+\)",
-        r"\(N_\d+, N_\{\d+\}\)",
-        r"\(N_\{\d+\}, N_\{\d+\}\)",
-        r"\(\w, \w\)",
+        r"\((\d+), (\d+)\)",
+        r"\((\d+),(\d+)\)",
+        r"\(Node (\d+), Node (\d+)\)",
+        r"\[(\d+), (\d+)\]",
+        r"\(N(\d+), N(\d+)\)",
+        r"\(N_(\d+), N_(\d+)\)",
+        r"\(N_(\d+), N_\{(\d+)\}\)",
+        r"\(N_\{(\d+)\}, N_\{(\d+)\}\)",
     )
 ]
+_REPO_CHAR_PAIR_FORM = re.compile(r"\((\w), (\w)\)")
 _DIGITS = re.compile(r"\d+")
-_WORD_CHAR = re.compile(r"\w")
+
+
+def _converted(found: list[Any], convert: Callable[[Any], Any]) -> list[Any]:
+    """``[convert(f) for f in found]``, calling ``convert`` once per distinct match: a 1 MB flood of one
+    repeated pair costs one call. Distinct matches are converted in first-occurrence order, so the first
+    match that raises is the one that raises."""
+    table = {key: convert(key) for key in dict.fromkeys(found)}
+    return list(map(table.__getitem__, found))
+
+
+def _repo_char_edge(pair: tuple[str, str], words_unless_two: bool) -> tuple[Any, Any]:
+    """One ``(a, b)`` match of the word-character form: two digits give an int edge; else the two characters,
+    except that the translation copy reads a lone number as an edge and raises (IndexError there)."""
+    numbers = [c for c in pair if _DIGITS.fullmatch(c)]
+    if len(numbers) == 2:
+        return _repo_ints(numbers)
+    if numbers and not words_unless_two:
+        raise RepoCrash(f"extract_text_edge reads '({pair[0]}, {pair[1]})' as an edge with one number (IndexError)")
+    return pair
 
 
 def _repo_pairs(text: str, words_unless_two: bool = False) -> list[tuple[Any, Any]]:
@@ -135,16 +166,10 @@ def _repo_pairs(text: str, words_unless_two: bool = False) -> list[tuple[Any, An
     characters (``words_unless_two``); its translation (and frequent-subgraph) copy reads any number as an int
     edge, so a ``(1, a)`` match raises there."""
     edges: list[tuple[Any, Any]] = []
-    for form in _REPO_PAIR_FORMS:
-        for found in form.findall(text):
-            numbers = _DIGITS.findall(found)
-            if len(numbers) == 2 or (numbers and not words_unless_two):
-                if len(numbers) < 2:
-                    raise RepoCrash(f"extract_text_edge reads {found!r} as an edge with one number (IndexError)")
-                edges.append(_repo_ints(numbers[:2]))
-            else:
-                chars = _WORD_CHAR.findall(found)
-                edges.append((chars[0], chars[1]))
+    for form in _REPO_NUMBER_PAIR_FORMS:
+        edges.extend(_converted(form.findall(text), _repo_ints))
+    chars = _REPO_CHAR_PAIR_FORM.findall(text)
+    edges.extend(_converted(chars, lambda pair: _repo_char_edge(pair, words_unless_two)))
     return edges
 
 
@@ -195,46 +220,62 @@ _NODE_REF = r"(?:\\?(?:Node\s+|#))?(\d+)"
 
 
 def _repo_tuple_regex(k: int, house_bug: bool) -> re.Pattern[str]:
+    r"""The repository's k-tuple regex, ``\*{0,2}\\?\(?\\?\(\s*`` + k node references + its closing part,
+    without the opening ``\*{0,2}\\?\(?\\?``: that part is optional and holds no group or digit, so every
+    match's groups are those of a match starting at its mandatory "(", and starting there lets the regex
+    engine jump from "(" to "(" instead of trying every position (a test checks the two on random text)."""
     separators = [r"\s*,\s*"] * (k - 1)
     if k == 5 and house_bug:
         separators[-1] = r"\s*,,\s*"
     body = _NODE_REF + "".join(sep + _NODE_REF for sep in separators)
-    return re.compile(r"\*{0,2}\\?\(?\\?\(\s*" + body + r"\s*\\?\)\\?\)?\*{0,2}")
+    return re.compile(r"\(\s*" + body + r"\s*\\?\)\\?\)?\*{0,2}")
 
 
-_REPO_TUPLES = {(k, bug): _repo_tuple_regex(k, bug) for k in (3, 4, 5) for bug in (False, True) if k == 5 or not bug}
-# The repository's sentence regexes (matched on the lowered text), each ``head.*?tail`` under DOTALL or
-# (the last) a plain regex. ``head.*?tail`` is matched as a head, then the first tail after it: the same
-# matches as the regex, in linear time where the regex scans to the end once per head without a tail (an
-# 88 KB answer took it 24 s). ``(?<!\d)`` only skips attempts inside a digit run, which find what the attempt
-# at the run's start finds, and keeps a long digit run from costing quadratic time.
+REPO_TUPLES = {(k, bug): _repo_tuple_regex(k, bug) for k in (3, 4, 5) for bug in (False, True) if k == 5 or not bug}
+# The repository's sentence regexes (matched on the lowered text), each ``(?<!\d)\d+`` + head + ``.*?`` +
+# tail under DOTALL, or (the last) a plain regex. Such a regex is matched as a head after a digit run, then the
+# first tail after it: the same matches, in linear time, where the regex scans to the end once per head
+# without a tail (an 88 KB answer took it 24 s). The heads start at their literal ". **nodes", which the
+# regex engine skips to; the digit run before it is checked by looking back (:func:`lazy_matches`).
 _STATUS = r"(a (\w+)|not a (\w+))"
-_REPO_BOLD_LAZY = [
+REPO_BOLD_SENTENCES = [
     (re.compile(head), re.compile(tail))
     for head, tail in (
-        (r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*", r"this set has \d+ edges, " + _STATUS + r"\."),
-        (r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*", r"this forms " + _STATUS),
-        (r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+)\*\*", _STATUS),
-        (
-            r"(?<!\d)\d+\.\s\*\*nodes\s([\d,\s]+):\*\*",
-            r"this forms a complete graph \(\d+ edges\), " + _STATUS + r"\.",
-        ),
+        (r"\.\s\*\*nodes\s([\d,\s]+):\*\*", r"this set has \d+ edges, " + _STATUS + r"\."),
+        (r"\.\s\*\*nodes\s([\d,\s]+)\*\*", r"this forms " + _STATUS),
+        (r"\.\s\*\*nodes\s([\d,\s]+)\*\*", _STATUS),
+        (r"\.\s\*\*nodes\s([\d,\s]+):\*\*", r"this forms a complete graph \(\d+ edges\), " + _STATUS + r"\."),
     )
 ]
 _REPO_BOLD_PLAIN = re.compile(r"nodes\s([\d,\s]+) forms " + _STATUS + ":")
 
 
 def lazy_matches(head: re.Pattern[str], tail: re.Pattern[str], text: str) -> Iterable[tuple[str, str]]:
-    """``(head group 1, tail group 1)`` of every match of ``head + '.*?' + tail`` (DOTALL) in ``text``, in the
-    order ``finditer`` gives them, in linear time: a match is the first head from the current position and
-    the first tail after that head, and once a head has no tail after it no later head has one either."""
+    r"""``(head group 1, tail group 1)`` of every match of ``(?<!\d)\d+`` + head + ``.*?`` + tail (DOTALL) in
+    ``text``, in the order ``finditer`` gives them, in linear time: a match is the first head after a digit
+    run from the current position and the first tail after that head, and once a head has no tail after it
+    no later head has one either."""
     position = 0
-    while (start := head.search(text, position)) is not None:
+    while (start := _head_after_digits(head, text, position)) is not None:
         end = tail.search(text, start.end())
         if end is None:
             return
         yield start.group(1), end.group(1)
         position = end.end()
+
+
+def _head_after_digits(head: re.Pattern[str], text: str, position: int) -> re.Match[str] | None:
+    r"""The first match of ``head`` right after a digit run that starts at or after ``position`` (and does not
+    continue a run from before it, as ``(?<!\d)`` demands)."""
+    found = head.search(text, position)
+    while found is not None:
+        start = found.start()
+        while start > position and text[start - 1].isdecimal():
+            start -= 1
+        if start < found.start() and not (start > 0 and text[start - 1].isdecimal()):
+            return found
+        found = head.search(text, found.start() + 1)
+    return None
 
 
 def _repo_line_tuples(text: str, k: int) -> list[tuple[int, ...]]:
@@ -254,7 +295,7 @@ def _repo_bold_tuples(text: str) -> list[tuple[int, ...]]:
     """Fallback 2: "**nodes a, b, c** ... a X" sentences, unless the verdict holds "no" or "n't"; the node
     list is split at commas and each piece read by ``int()`` before the verdict is looked at."""
     lowered = text.lower()
-    matches = [pair for head, tail in _REPO_BOLD_LAZY for pair in lazy_matches(head, tail, lowered)]
+    matches = [pair for head, tail in REPO_BOLD_SENTENCES for pair in lazy_matches(head, tail, lowered)]
     matches += [(m.group(1), m.group(2)) for m in _REPO_BOLD_PLAIN.finditer(lowered)]
     found = []
     for nodes, status in matches:
@@ -268,7 +309,7 @@ def _repo_detection(
     item: Item, text: str, pattern: str | None = None, emulate_house_bug: bool = True, **_: Any
 ) -> tuple[Any, bool]:
     k = _pattern_size(item, pattern)
-    regex = _REPO_TUPLES[(k, emulate_house_bug and k == 5)]
+    regex = REPO_TUPLES[(k, emulate_house_bug and k == 5)]
     groups = _REPO_GROUP.findall(text)
     found = regex.findall(groups[-1]) if groups else []
     if not found:
@@ -363,9 +404,10 @@ _PARENTHESISED = re.compile(r"\([^\)]*\)")
 def _repo_kcore(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     groups = _REPO_GROUP.findall(text)
     if groups:
-        nodes = [_repo_int(n) for n in _DIGITS.findall(groups[0])]
+        nodes = _converted(_DIGITS.findall(groups[0]), _repo_int)
     else:
-        nodes = sorted({_repo_int(n) for group in _PARENTHESISED.findall(text) for n in _DIGITS.findall(group)})
+        numbers = _DIGITS.findall(" ".join(_PARENTHESISED.findall(text)))
+        nodes = sorted(set(_converted(numbers, _repo_int)))
     return nodes, not nodes and not _EMPTY_LIST.search(text)
 
 
@@ -400,15 +442,14 @@ def _repo_frequent(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     return value, not keyword and not kept
 
 
-_REPO_PLAIN_PAIR = re.compile(r"\(\d+, \d+\)")
-_REPO_NODE_PAIR = re.compile(r"\(Node \d+, Node \d+\)")
+_REPO_PLAIN_PAIR = re.compile(r"\((\d+), (\d+)\)")
+_REPO_NODE_PAIR = re.compile(r"\(Node (\d+), Node (\d+)\)")
 
 
 def _repo_discriminative(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     """Edges of the last group; the repository's ``clean()`` keeps only edges listed exactly once."""
     region = _repo_last_group(text)
-    found = _REPO_PLAIN_PAIR.findall(region) + _REPO_NODE_PAIR.findall(region)
-    edges = [_repo_ints(_DIGITS.findall(f)) for f in found]
+    edges = _converted(_REPO_PLAIN_PAIR.findall(region) + _REPO_NODE_PAIR.findall(region), _repo_ints)
     counts = Counter(edges)
     once = [e for e in counts if counts[e] == 1]
     return once, not once and not _EMPTY_LIST.search(text)
@@ -486,19 +527,35 @@ _NUMBER = re.compile(r"[0-9]+")
 
 
 def _clean_pairs(text: str) -> list[tuple[int, int]]:
-    return _unique(p for p in (_ints(m) for m in _PAIR.findall(text)) if p is not None)
+    """The distinct integer pairs, in first-occurrence order (matches deduplicated as text first: distinct
+    texts can still be one pair, ``(01, 2)`` and ``(1, 2)``, which the second pass merges)."""
+    return _unique(p for p in map(_ints, _unique(_PAIR.findall(text))) if p is not None)
+
+
+_BRACKETS = re.compile(r"[\[\]]+")  # a character class: the regex engine scans to it fast
+_SAME_BRACKETS = re.compile(r"\[+|\]+")
+
+
+def _bracket_runs(text: str) -> Iterator[tuple[int, int, bool]]:
+    """``(start, length, opens)`` of every run of one kind of bracket, in order."""
+    for found in _BRACKETS.finditer(text):
+        brackets = found.group()
+        for run in _SAME_BRACKETS.finditer(brackets):
+            yield found.start() + run.start(), run.end() - run.start(), brackets[run.start()] == "["
 
 
 def _top_level_lists(text: str) -> list[str]:
-    """Contents of the balanced top-level [...] groups, in order (stray brackets are ignored)."""
-    contents, opened = [], []
-    for bracket in re.finditer(r"[\[\]]", text):
-        if bracket.group() == "[":
-            opened.append(bracket.start())
-        elif opened:
-            start = opened.pop()
-            if not opened:
-                contents.append(text[start + 1 : bracket.start()])
+    """Contents of the balanced top-level [...] groups, in order (stray brackets are ignored). Brackets are
+    read a run at a time, so a megabyte of nested brackets costs two steps."""
+    contents, depth, start = [], 0, 0
+    for position, width, opens in _bracket_runs(text):
+        if opens:
+            start = position if depth == 0 else start
+            depth += width
+        elif depth:
+            if width >= depth:
+                contents.append(text[start + 1 : position + depth - 1])
+            depth = max(depth - width, 0)
     return contents
 
 
@@ -507,11 +564,19 @@ _NONE_WORDS = (
     r"|houses?|loops?|cycles?|structures?)"
 )
 _NONE_AFTER_PHRASE = re.compile(r"[\s:*\-]*(?:none\b|nothing\b|empty\b|no\s+" + _NONE_WORDS + r"\b)", _FLAGS)
-_SAYS_NONE = re.compile(
-    r"\b(?:there\s+(?:is|are)\s+no|contains?\s+no|ha(?:s|ve)\s+no|no)\s+(?:[\w-]+\s+){0,3}?" + _NONE_WORDS + r"\b"
-    r"|\b(?:is|are)\s+empty\b|\bdoes\s+not\s+contain\b",
-    _FLAGS,
+# A text stating there is nothing: "no <up to three words> <none word>" (which also covers "there are no",
+# "contains no", "has no": each ends in such a "no"), "is / are empty", "does not contain". Each form is only
+# searched for when its word occurs at all (a cheap test on the lowered text).
+_SAYS_NONE = (
+    ("no", re.compile(r"\bno\s+(?:[\w-]+\s+){0,3}?" + _NONE_WORDS + r"\b", _FLAGS)),
+    ("empty", re.compile(r"\b(?:is|are)\s+empty\b", _FLAGS)),
+    ("contain", re.compile(r"\bdoes\s+not\s+contain\b", _FLAGS)),
 )
+
+
+def _says_none(text: str) -> bool:
+    lowered = text.lower()
+    return any(word in lowered and form.search(text) for word, form in _SAYS_NONE)
 
 
 def _answer_region(text: str, phrase: str, has_items: Callable[[str], bool]) -> str | None:
@@ -529,7 +594,7 @@ def _answer_region(text: str, phrase: str, has_items: Callable[[str], bool]) -> 
     holding = [content for content in _top_level_lists(text) if has_items(content)]
     if holding:
         return holding[-1]
-    return "" if _SAYS_NONE.search(text) else None
+    return "" if _says_none(text) else None
 
 
 def _region_items(region: str | None, read: Callable[[str], list[Any]]) -> tuple[list[Any], bool]:
@@ -599,6 +664,8 @@ def _clean_isomorphism(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
     pairs overwrite earlier ones."""
     for old, new in _ARROWS:
         text = text.replace(old, new)
+    if "->" not in text:  # every pair holds an arrow: a megabyte without one is not scanned
+        return {}, True
     first, second = (set(graph_nodes(g)) for g in item["graphs"])
     mapping: dict[int, int] = {}
     for pair in (_ints(m) for m in _MAPPING_PAIR.findall(text)):
@@ -616,20 +683,35 @@ def _clean_kcore(item: Item, text: str, **_: Any) -> tuple[Any, bool]:
 
 
 def _innermost_pair_lists(text: str) -> list[str]:
-    """Bracket groups that hold integer pairs and no inner group holding pairs (one per listed pattern)."""
+    """Bracket groups that hold integer pairs and no inner group holding pairs (one per listed pattern).
+
+    Brackets are read a run at a time. The stack holds runs of "[" as ``[first, count, inner]``: the run's
+    still-open groups nest, and ``inner`` says whether a group inside the run's innermost open group holds
+    pairs. Groups opened by one run and closed by one run of "]" hold the same pairs' starts (no pair starts
+    at a bracket), so such a chunk is decided at once: its innermost group is listed when it holds pairs and
+    nothing inside it does; the groups around it then have a holding group inside."""
     starts = [m.start() for m in _PAIR.finditer(text)]
-    lists, opened = [], []
-    for bracket in re.finditer(r"[\[\]]", text):
-        if bracket.group() == "[":
-            opened.append([bracket.start(), False])
-        elif opened:
-            start, inner = opened.pop()
-            first = bisect.bisect_right(starts, start)
-            holds = first < len(starts) and starts[first] < bracket.start()
+    lists: list[str] = []
+    opened: list[list[Any]] = []
+    for close, remaining, opens in _bracket_runs(text):
+        if opens:
+            opened.append([close, remaining, False])
+            continue
+        while remaining and opened:
+            first, count, inner = opened[-1]
+            start = first + count - 1
+            following = bisect.bisect_right(starts, start)
+            holds = following < len(starts) and starts[following] < close
             if holds and not inner:
-                lists.append(text[start + 1 : bracket.start()])
-            if opened:
-                opened[-1][1] = opened[-1][1] or holds or inner
+                lists.append(text[start + 1 : close])
+            taken = min(remaining, count)
+            close, remaining = close + taken, remaining - taken
+            if taken == count:
+                opened.pop()
+                if opened:
+                    opened[-1][2] = opened[-1][2] or holds or inner
+            else:
+                opened[-1][1:] = [count - taken, holds or inner]
     return lists
 
 
