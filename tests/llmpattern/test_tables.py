@@ -9,6 +9,7 @@ import pytest
 from graphaudit.common.rule import RuleContext
 from graphaudit.llmpattern.cache import NON_ANSWER_COLUMNS
 from graphaudit.llmpattern.paper_checks import CHECK_COLUMNS, consistency_checks, load_paper_values
+from graphaudit.llmpattern.scorers import HEADLINE
 from graphaudit.llmpattern.tables import (
     ALL_VARIANTS,
     LABEL_COLUMNS,
@@ -21,6 +22,7 @@ from graphaudit.llmpattern.tables import (
     task_frame,
 )
 from graphaudit.llmpattern.tasks import SETS
+from graphaudit.report.claims import load_claims
 
 from .golden import EXPECTED, GOLDEN, ROOT, build_tables
 from .golden import TABLES as GOLDEN_TABLES
@@ -135,3 +137,17 @@ def test_paper_consistency_writes_every_check(tmp_path) -> None:
     assert table["holds"].dtype == bool
     assert set(table.loc[~table["holds"], "check"]) == {c for c, r in checks.items() if not r["holds"]}
     assert out.with_suffix(".md").read_text(encoding="utf-8").startswith("# llmpattern")
+
+
+def test_every_summary_claim_names_a_single_row() -> None:
+    """The summary holds one row per (task, stage, variant, responder, mode) and a pooled row per variant
+    ``all`` beside the per-variant ones, so a claim that leaves out the variant (or, on T9 / T11, the stage)
+    matches two rows and can only be NOT RUN."""
+    _, claims = load_claims(ROOT / "config" / "claims" / "llmpattern.yaml")
+    staged = {task for task, stage in HEADLINE if stage is not None}
+    on_summary = [c for c in claims if c["source"]["table"].endswith("tables/summary.csv")]
+    assert on_summary
+    for claim in on_summary:
+        where = claim["source"]["where"]
+        needed = {"task", "variant", "responder", "mode"} | ({"stage"} if where.get("task") in staged else set())
+        assert needed <= set(where), f"{claim['id']} leaves out {sorted(needed - set(where))}"
