@@ -140,9 +140,9 @@ def test_paper_consistency_writes_every_check(tmp_path) -> None:
 
 
 def test_every_summary_claim_names_a_single_row() -> None:
-    """The summary holds one row per (task, stage, variant, responder, mode) and a pooled row per variant
-    ``all`` beside the per-variant ones, so a claim that leaves out the variant (or, on T9 / T11, the stage)
-    matches two rows and can only be NOT RUN."""
+    """The summary holds a row per (task, stage, variant, responder, mode) and, beside the per-variant rows, a
+    pooled one (variant ``all``), so a claim that leaves out the variant (or, on T9 / T11, the stage) matches
+    two rows and can only be NOT RUN."""
     _, claims = load_claims(ROOT / "config" / "claims" / "llmpattern.yaml")
     staged = {task for task, stage in HEADLINE if stage is not None}
     on_summary = [c for c in claims if c["source"]["table"].endswith("tables/summary.csv")]
