@@ -1,9 +1,9 @@
-"""Packed training streams for the graph language models: no step is spent on padding.
+"""Packed training streams for causal language models (the graph language models): no step is spent on padding.
 
 The paper trains each model for 80M non-padding tokens (spec 5.2); a padded batch of short DFS / DGMG
 sequences would spend most of its positions on ``<pad>``, so the sequences are packed instead. The stream is
 ``<s>`` followed, epoch after epoch, by every training sequence of the epoch (a seeded permutation per epoch)
-each closed by ``<s>`` (the tokenizer's opener and closer, :mod:`graphaudit.graphlm.tokenizer`):
+each closed by ``<s>`` (graphlm's opener and closer, :mod:`graphaudit.graphlm.tokenizer`):
 
     <s> s_a <s> s_b <s> ... <s> s_c <s> ...   (epoch 0 in its order, then epoch 1 in its order, ...)
 
@@ -40,7 +40,7 @@ class PackedStream:
 
     def order(self, epoch: int) -> np.ndarray:
         """The sequence order of ``epoch`` (a permutation from the stream's seed and the epoch)."""
-        return rng_for("graphlm", "packing", self.seed, epoch).permutation(len(self._sequences))
+        return rng_for("nn.packing", self.seed, epoch).permutation(len(self._sequences))
 
     def _epoch(self, epoch: int) -> np.ndarray:
         if self._cached is None or self._cached[0] != epoch:

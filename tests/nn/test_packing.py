@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from graphaudit.graphlm.packing import PackedStream, checkpoint_steps, steps_for_budget
+from graphaudit.nn.packing import PackedStream, checkpoint_steps, steps_for_budget
 
 SEP = 0
 
