@@ -1,4 +1,5 @@
-"""The resumable epoch loop that every trained study shares (glad's detectors, NodeGround's node classifiers).
+"""The resumable epoch loop that every trained study shares (glad's detectors, NodeGround's node classifiers,
+graphlm's language models: one driver step per optimiser step).
 
 What is generic about a training run lives here, once:
 
