@@ -60,3 +60,16 @@ def test_an_unknown_configuration_is_a_clear_error(memorized) -> None:
     model, tokenizer = memorized
     with pytest.raises(ValueError, match="unknown decoding configuration 'greedy'"):
         sample_texts(model, tokenizer, "greedy", 1, seed=0, max_length=8)
+
+
+def test_samples_of_both_serializations_reach_the_evaluator_as_canonical_dfs_text() -> None:
+    from graphaudit.graphlm.sampling import evaluator_lines
+    from graphaudit.graphs.dfscode import LabeledGraph, dfs_text, dgmg_text
+
+    path = LabeledGraph.build([6, 6, 7], [(0, 1, 1), (1, 2, 1)])
+    dgmg = [dgmg_text(path), "ADD_NODE_6 END_NODE", "ADD_NODE_6 END_EDGE END_NODE", "END_NODE"]
+    lines, unparsed = evaluator_lines(dgmg, "dgmg")
+    assert lines == [dfs_text(path), dfs_text(LabeledGraph.build([6], []))] and unparsed == 2
+    assert evaluator_lines([dfs_text(path), "", "(0,1"], "dfs") == ([dfs_text(path)], 2)
+    with pytest.raises(ValueError, match="unknown serialization 'smiles'"):
+        evaluator_lines([], "smiles")

@@ -16,8 +16,11 @@ import torch
 from tokenizers import Tokenizer
 
 from graphaudit.graphlm.tokenizer import BOS, PAD, decode
+from graphaudit.graphs.dfscode import dfs_text, parse_dfs_text, parse_dgmg
 
-__all__ = ["DECODING", "Decoding", "sample_texts"]
+__all__ = ["DECODING", "SERIALIZATIONS", "Decoding", "evaluator_lines", "sample_texts"]
+
+SERIALIZATIONS = ("dfs", "dgmg")
 
 
 @dataclass(frozen=True)
@@ -77,3 +80,15 @@ def sample_texts(
         )
         texts += [decode(tokenizer, [t for t in row.tolist() if t != pad]) for row in out]
     return texts
+
+
+def evaluator_lines(texts: list[str], serialization: str) -> tuple[list[str], int]:
+    """The samples as the generated-set evaluator reads them (one canonical DFS text per parsed sample: a DGMG
+    action string is parsed and re-serialized, so both serializations are evaluated alike) and the count of
+    samples that do not parse (an empty DFS sample included)."""
+    if serialization not in SERIALIZATIONS:
+        raise ValueError(f"unknown serialization {serialization!r}; serializations are {', '.join(SERIALIZATIONS)}")
+    parse = parse_dfs_text if serialization == "dfs" else parse_dgmg
+    graphs = [parse(text).graph for text in texts]
+    lines = [dfs_text(g) for g in graphs if g is not None and g.num_nodes > 0]
+    return lines, len(texts) - len(lines)
