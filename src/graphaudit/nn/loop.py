@@ -1,5 +1,4 @@
-"""The resumable epoch loop that every trained study shares (glad's detectors, NodeGround's node classifiers,
-graphlm's language models: one driver step per optimiser step).
+"""The resumable epoch loop that every trained study shares (glad's detectors, NodeGround's node classifiers).
 
 What is generic about a training run lives here, once:
 
