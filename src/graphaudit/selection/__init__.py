@@ -3,8 +3,11 @@
 A run's records become a label-free :class:`Trajectory`; test labels are a separate
 :class:`TestLabels`. Rules choose evaluation points (:class:`Selection`), :data:`RULES` names them and
 records which are label-free, :func:`select` enforces that, and :func:`evaluate` gives a table's number.
+Supervised runs select on their validation curve: :data:`CURVE_RULES` (the released GraphGPS rule, best
+validation, last; :mod:`graphaudit.selection.curves`).
 """
 
+from graphaudit.selection.curves import CURVE_RULES
 from graphaudit.selection.registry import RULES, Inputs, Rule, select
 from graphaudit.selection.rules import (
     DEFAULT_SETTING,
@@ -31,6 +34,7 @@ from graphaudit.selection.rules import (
 from graphaudit.selection.trajectory import EvaluationPoint, TestLabels, Trajectory
 
 __all__ = [
+    "CURVE_RULES",
     "DEFAULT_SETTING",
     "GLASS_PATIENCE",
     "RULES",
