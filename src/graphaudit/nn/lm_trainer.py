@@ -3,7 +3,8 @@
 One driver step of :func:`~graphaudit.nn.loop.run_epochs` is one optimiser step: ``batch`` packed blocks of the
 training stream (:class:`~graphaudit.nn.packing.PackedStream`, block ``k`` read by index, so no data RNG and
 no padding), next-token cross-entropy over every position (``labels = input_ids``, the model shifts them), AdamW
-with a cosine schedule and gradient clipping. The settings the paper leaves open (spec 3.4) take the values of
+with ``transformers``' cosine schedule (the one ``SFTTrainer`` builds) and gradient clipping. The settings the
+paper leaves open (spec 3.4) take the values of
 the trainer it ran (TRL's ``SFTTrainer`` on ``transformers.TrainingArguments`` defaults): no warm-up, weight
 decay 0, betas (0.9, 0.999), eps 1e-8, gradient norm clipped at 1.0; each is a field of :class:`LmTrainConfig`.
 
@@ -17,19 +18,19 @@ it is ignored.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
+from transformers import get_cosine_schedule_with_warmup
 
 from graphaudit.common.atomic import atomic_path
 from graphaudit.nn.loop import Checkpoint, EpochEnd, resolve_device, run_epochs, seed_everything
 from graphaudit.nn.packing import PackedStream, checkpoint_steps
 
-__all__ = ["LmRecords", "LmTrainConfig", "LmTrainResult", "cosine_factor", "train_language_model"]
+__all__ = ["LmRecords", "LmTrainConfig", "LmTrainResult", "train_language_model"]
 
 
 @dataclass(frozen=True)
@@ -58,15 +59,6 @@ class LmTrainConfig:
             )
 
 
-def cosine_factor(step: int, steps: int, warmup_steps: int = 0) -> float:
-    """The learning-rate factor after ``step`` optimiser steps: linear warm-up, then a half cosine to 0 at
-    ``steps`` (``transformers.get_cosine_schedule_with_warmup`` with one half-cycle)."""
-    if step < warmup_steps:
-        return step / max(1, warmup_steps)
-    progress = (step - warmup_steps) / max(1, steps - warmup_steps)
-    return max(0.0, 0.5 * (1.0 + math.cos(math.pi * progress)))
-
-
 @dataclass
 class LmRecords:
     """The snapshot records (step, tokens seen, mean training loss since the last snapshot) and the running sum."""
@@ -79,11 +71,9 @@ class LmRecords:
         self.loss_sum += loss
         self.loss_steps += 1
 
-    def close(self, step: int, tokens: int) -> dict[str, float]:
-        record = {"step": step, "tokens": tokens, "train_loss": self.loss_sum / self.loss_steps}
-        self.records.append(record)
+    def close(self, step: int, tokens: int) -> None:
+        self.records.append({"step": step, "tokens": tokens, "train_loss": self.loss_sum / self.loss_steps})
         self.loss_sum, self.loss_steps = 0.0, 0
-        return record
 
     def state_dict(self) -> dict[str, Any]:
         return {"records": [dict(r) for r in self.records], "loss_sum": self.loss_sum, "loss_steps": self.loss_steps}
@@ -125,9 +115,7 @@ def train_language_model(
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, betas=config.betas, eps=config.eps, weight_decay=config.weight_decay
     )
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: cosine_factor(step, config.steps, config.warmup_steps)
-    )
+    schedule = get_cosine_schedule_with_warmup(optimizer, config.warmup_steps, config.steps)
     records = LmRecords()
     snapshots = set(checkpoint_steps(config.steps, config.snapshots))
     snapshot_root = Path(snapshot_dir)

@@ -76,10 +76,13 @@ def random_walk_matrix(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Dense float32 ``D^-1 A`` of one graph (duplicate edges add up, as in a sparse sum) and the row sums of
     ``A``. Rows of isolated nodes are zero."""
+    return _row_normalised(_adjacency(edge_index, num_nodes, edge_weight))
+
+
+def _adjacency(edge_index: torch.Tensor, num_nodes: int, edge_weight: torch.Tensor | None = None) -> torch.Tensor:
     weight = torch.ones(edge_index.size(1), dtype=torch.float32) if edge_weight is None else edge_weight.float()
     adjacency = torch.zeros(num_nodes, num_nodes, dtype=torch.float32)
-    adjacency.index_put_((edge_index[0], edge_index[1]), weight, accumulate=True)
-    return _row_normalised(adjacency)
+    return adjacency.index_put_((edge_index[0], edge_index[1]), weight, accumulate=True)
 
 
 def _row_normalised(adjacency: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -141,8 +144,8 @@ def rrwp_batch(
         return []
     size = max(n for _, n in graphs)
     adjacency = torch.zeros(len(graphs), size, size, dtype=torch.float32)
-    for b, (edge_index, _) in enumerate(graphs):
-        adjacency[b].index_put_((edge_index[0], edge_index[1]), torch.ones(edge_index.size(1)), accumulate=True)
+    for b, (edge_index, n) in enumerate(graphs):
+        adjacency[b, :n, :n] = _adjacency(edge_index, n)
     walk, degree = _row_normalised(adjacency.to(device))
     stack = _powers(walk, plan).cpu()
     degree = degree.cpu()
