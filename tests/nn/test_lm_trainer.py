@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from safetensors.torch import load_file
 from transformers import get_cosine_schedule_with_warmup
 
 from graphaudit.nn.llama import build_model, llama_config
@@ -40,11 +41,14 @@ def test_a_repetitive_stream_is_learned_and_snapshotted(tmp_path) -> None:
     config = LmTrainConfig(steps=40, batch=2, lr=3e-3, seed=0, snapshots=4)
     result = train_language_model(_build, _stream(), config, snapshot_dir=tmp_path / "snap")
     assert result.completed and result.steps == 40
+    assert [r["checkpoint"] for r in result.records] == [1, 2, 3, 4]
     assert [r["step"] for r in result.records] == [10, 20, 30, 40]
     assert [r["tokens"] for r in result.records] == [160, 320, 480, 640]  # steps x batch x block
     assert result.records[-1]["train_loss"] < 0.5 * result.records[0]["train_loss"]
-    assert sorted(p.name for p in (tmp_path / "snap").iterdir()) == [f"step_{s}.pt" for s in (10, 20, 30, 40)]
-    final = torch.load(tmp_path / "snap" / "step_40.pt", weights_only=True)
+    assert sorted(p.name for p in (tmp_path / "snap").iterdir()) == [
+        f"checkpoint_0{k}.safetensors" for k in (1, 2, 3, 4)
+    ]
+    final = load_file(tmp_path / "snap" / "checkpoint_04.safetensors")
     assert all(torch.equal(final[k], v) for k, v in result.model.state_dict().items())
 
 

@@ -1,6 +1,7 @@
 # graphlm study (paper 003), part 1: serialization, gSpan mining, bootstrap calibration, generated-set evaluator.
 # Each table and figure has its own rule <name>_graphlm -> graphaudit.graphlm.tables:<name> (figures: .figures).
 from graphaudit.common.settings import load_settings
+from graphaudit.graphlm import lm as graphlm_lm
 from graphaudit.graphlm.settings import GraphlmSettings
 
 GRAPHLM_CONFIG = config["graphlm"]  # params pass plain slices of it (Snakemake compares them to decide reruns)
@@ -12,9 +13,17 @@ GRAPHLM_BOOTSTRAP = expand(
     dataset=GRAPHLM.datasets,
     replicate=range(GRAPHLM.bootstrap.replicates),
 )
-GRAPHLM_EVALUATIONS = expand(
-    f"{GRAPHLM_OUT}/{{dataset}}/evaluation/{{generator}}.json", dataset=GRAPHLM.datasets, generator=GRAPHLM.generators
+GRAPHLM_GENERATORS = (
+    {  # dataset -> the generators its generated sets come from: training-free, then each model's main set
+        dataset: [*GRAPHLM.generators, *(s.name for s in graphlm_lm.main_sets(GRAPHLM.lm, dataset))]
+        for dataset in GRAPHLM.datasets
+    }
 )
+GRAPHLM_EVALUATIONS = [
+    f"{GRAPHLM_OUT}/{dataset}/evaluation/{generator}.json"
+    for dataset, generators in GRAPHLM_GENERATORS.items()
+    for generator in generators
+]
 
 
 rule graphlm_corpus:
@@ -119,7 +128,10 @@ rule graphlm_evaluate:
 rule graphlm_sensitivity:
     input:
         sequences="results/graphlm/{dataset}/train.dfs.txt",
-        generated=expand("results/graphlm/{{dataset}}/generated/{generator}.dfs.txt", generator=GRAPHLM.generators),
+        generated=lambda wildcards: [
+            f"results/graphlm/{wildcards.dataset}/generated/{generator}.dfs.txt"
+            for generator in GRAPHLM_GENERATORS[wildcards.dataset]
+        ],
     output:
         rows="results/graphlm/{dataset}/sensitivity.json",
     log:
@@ -254,23 +266,3 @@ rule fig1_graphlm:
         entry="graphaudit.graphlm.figures:fig1",
     script:
         RUN
-
-
-rule graphlm:
-    input:
-        rules.table9_graphlm.output,
-        rules.table10_graphlm.output,
-        rules.patterns_graphlm.output,
-        rules.bootstrap_graphlm.output,
-        rules.evaluation_graphlm.output,
-        rules.strata_graphlm.output,
-        rules.fig1_graphlm.output,
-        rules.sensitivity_graphlm.output,
-
-
-rule graphlm_mining:
-    input:
-        rules.graphlm.input,
-
-
-STUDY_TARGETS["graphlm"] = list(rules.graphlm.input)

@@ -1,4 +1,5 @@
-"""Figure 1: each evaluated generator's rho, JSD and missing mass against the bootstrap reference band."""
+"""Figure 1 (each evaluated generator's rho, JSD and missing mass against the bootstrap reference band) and the
+language models' checkpoint trajectories (Figures 6 and 9, from Table 20)."""
 
 from __future__ import annotations
 
@@ -49,5 +50,68 @@ def plot_fig1(evaluation: pd.DataFrame, bootstrap: pd.DataFrame, png: str | os.P
         axis.set_xticks(range(len(datasets)), datasets, rotation=30)
         axis.set_title(label)
     axes[0].legend(fontsize="small")
+    figure.tight_layout()
+    save_figure(figure, png)
+
+
+def fig6(ctx: RuleContext) -> None:
+    """Rule entry: Figure 6 from Table 20 (``input.table20``)."""
+    plot_fig6(pd.read_csv(ctx.input["table20"]), ctx.output["figure"])
+
+
+def fig9(ctx: RuleContext) -> None:
+    """Rule entry: Figure 9 from Table 20 (``input.table20``)."""
+    plot_fig9(pd.read_csv(ctx.input["table20"]), ctx.output["figure"])
+
+
+def _runs(table20: pd.DataFrame) -> list[tuple[tuple, pd.DataFrame]]:
+    return list(table20.groupby(["dataset", "serialization", "seed"], sort=False))
+
+
+def _empty(png: str | os.PathLike[str], what: str) -> None:
+    plt = pyplot()
+    figure, axis = plt.subplots(figsize=(4, 3))
+    axis.text(0.5, 0.5, f"no {what}", ha="center", va="center")
+    axis.set_axis_off()
+    save_figure(figure, png)
+
+
+def plot_fig6(table20: pd.DataFrame, png: str | os.PathLike[str]) -> None:
+    """One panel per run (dataset x serialization x training seed): rho (solid, left axis) and JSD (dashed, right
+    axis) against the training step of each checkpoint. Writes ``png`` and an SVG twin."""
+    runs = _runs(table20)
+    if not runs:
+        _empty(png, "language-model runs")
+        return
+    plt = pyplot()
+    figure, axes = plt.subplots(1, len(runs), figsize=(3.6 * len(runs), 3.0), squeeze=False)
+    for axis, ((dataset, serialization, seed), run) in zip(axes[0], runs):
+        axis.plot(run["step"], run["rho"], color="tab:blue", marker="o", markersize=3, label="rho")
+        axis.set_ylabel("Spearman rho", color="tab:blue")
+        twin = axis.twinx()
+        twin.plot(run["step"], run["jsd"], color="tab:green", linestyle="--", label="JSD")
+        twin.set_ylabel("JSD", color="tab:green")
+        axis.set_xlabel("step")
+        axis.set_title(f"{dataset} {serialization.upper()} (seed {seed})", fontsize="small")
+    figure.tight_layout()
+    save_figure(figure, png)
+
+
+def plot_fig9(table20: pd.DataFrame, png: str | os.PathLike[str]) -> None:
+    """The early dynamics of each DFS run: unique rate, precision and rho against the step. Writes ``png`` and an
+    SVG twin."""
+    runs = [item for item in _runs(table20) if item[0][1] == "dfs"]
+    if not runs:
+        _empty(png, "DFS language-model runs")
+        return
+    plt = pyplot()
+    figure, axes = plt.subplots(1, len(runs), figsize=(3.8 * len(runs), 3.0), squeeze=False)
+    for axis, ((dataset, _, seed), run) in zip(axes[0], runs):
+        for column, style in (("unique", ":"), ("precision", "-"), ("rho", "--")):
+            axis.plot(run["step"], run[column], linestyle=style, marker=".", label=column)
+        axis.set_xlabel("step")
+        axis.set_ylim(-0.05, 1.05)
+        axis.set_title(f"{dataset} DFS (seed {seed})", fontsize="small")
+    axes[0][0].legend(fontsize="small")
     figure.tight_layout()
     save_figure(figure, png)

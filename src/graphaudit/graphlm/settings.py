@@ -7,6 +7,7 @@ from typing import Literal
 
 Backend = Literal["auto", "own", "gbolt"]
 Generator = Literal["bootstrap", "random_labels"]
+Serialization = Literal["dfs", "dgmg"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,31 @@ class SensitivitySettings:
 
 
 @dataclass(frozen=True)
+class LmSettings:
+    """Part 2, the graph language models (spec 3.2-3.5): what is trained, on how many tokens, and what is sampled.
+
+    ``batch`` and ``max_length`` are per serialization; a ``max_length`` of ``"auto"`` is 1.5 x the longest
+    training sequence (its two ``<s>`` included), rounded up."""
+
+    datasets: tuple[str, ...]
+    serializations: tuple[Serialization, ...]
+    preset: str
+    train_seeds: tuple[int, ...]
+    tokens: int
+    block: int
+    batch: dict[str, int]
+    lr: float
+    checkpoints: int
+    bf16: bool
+    device: str
+    sample_batch: int
+    max_length: dict[str, int | str]
+    decodings: tuple[str, ...]
+    decode_seeds: tuple[int, ...]
+    trajectory: bool
+
+
+@dataclass(frozen=True)
 class GraphlmSettings:
     datasets: tuple[str, ...]
     components: Literal["first", "all"]
@@ -41,3 +67,12 @@ class GraphlmSettings:
     n_gen: int
     generators: tuple[Generator, ...]
     sensitivity: SensitivitySettings
+    lm: LmSettings
+
+    def __post_init__(self) -> None:
+        outside = [d for d in self.lm.datasets if d not in self.datasets]
+        if outside:
+            raise ValueError(
+                f"graphlm.lm.datasets {outside} are not in graphlm.datasets {list(self.datasets)}: a model is scored "
+                "against its dataset's patterns and bootstrap, so add them to graphlm.datasets"
+            )

@@ -6,30 +6,59 @@ to the minimum support) from those and ``sensitivity.json``."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import pandas as pd
 
 from graphaudit.common.rule import RuleContext
+from graphaudit.graphlm import lm as lm_lib
 from graphaudit.graphlm import metrics
+from graphaudit.graphlm.settings import LmSettings
 from graphaudit.graphlm.tasks import SENSITIVITY_COLUMNS, STRATA, read_json, sensitivity_row
 from graphaudit.report.tables import write_table
 
 __all__ = [
+    "LM_COLUMNS",
     "TABLE9_COLUMNS",
     "TABLE10_COLUMNS",
     "bootstrap",
     "bootstrap_frame",
+    "calibration_frame",
     "evaluation",
     "evaluation_frame",
+    "lm_frame",
     "patterns",
     "patterns_frame",
     "sensitivity",
     "sensitivity_frame",
     "strata",
     "strata_frame",
+    "strata_table_frame",
+    "table1",
+    "table1_frame",
+    "table2",
+    "table4",
+    "table5",
+    "table5_frame",
     "table9",
     "table9_frame",
     "table10",
     "table10_frame",
+    "table12",
+    "table12_frame",
+    "table13",
+    "table14",
+    "table15",
+    "table15_frame",
+    "table16",
+    "table16_frame",
+    "table19",
+    "table19_frame",
+    "table20",
+    "table20_frame",
+    "table24",
+    "table24_frame",
 ]
 
 TABLE9_COLUMNS = ["dataset", "graphs", "avg_nodes", "avg_edges", "max_nodes", "avg_degree", "density", "unique_codes"]
@@ -188,3 +217,315 @@ def sensitivity_frame(evaluations: list[dict], low: list[dict]) -> pd.DataFrame:
         if e["dataset"] in swept
     ]
     return pd.DataFrame(main + low, columns=SENSITIVITY_COLUMNS)
+
+
+# ---- part 2: the language models' sample sets ---------------------------------------------------------
+LM_KEYS = ["dataset", "serialization", "seed", "checkpoint", "decoding", "decode_seed"]
+LM_OVERALL = {"rho": "rho", "rho_tk": "rho_tk", "jsd": "jsd", "missing": "missing_mass", "novel_mass": "novel_mass"}
+LM_OVERALL_COUNTS = ["n_train_patterns", "n_gen_patterns", "shared"]
+LM_CALIBRATION = {"rho_delta": "delta", "z": "z", "pctile": "pctile", "band_low": "band_low", "band_high": "band_high"}
+LM_STRATUM = ["missing_mass", "rho", "rho_tk", "jsd", "coverage", "shared", "size"]
+LM_SUMMARY = ["samples", "unparsed", "at_limit", "string_precision"]
+LM_COLUMNS = [
+    *LM_KEYS,
+    "unique",
+    "precision",
+    "novelty",
+    *LM_OVERALL,
+    *LM_OVERALL_COUNTS,
+    *LM_CALIBRATION,
+    *(f"{s.lower()}_{k}" for s in metrics.STRATA for k in LM_STRATUM),
+    *LM_SUMMARY,
+]
+
+
+def lm_frame(evaluations: list[dict], summaries: list[dict] = ()) -> pd.DataFrame:
+    """One row per language-model sample set (:mod:`graphaudit.graphlm.lm`): its keys, memorization, overall and
+    per-stratum pattern metrics, calibration and, given the sample summaries, its parse counts. Training-free
+    generators are left out."""
+    parsed = {(s["dataset"], s["name"]): s for s in summaries}
+    rows = []
+    for e in evaluations:
+        sample = lm_lib.parse_set_name(e["generator"])
+        if sample is None:
+            continue
+        overall, calibration = e["overall"], e["calibration"]
+        row = {"dataset": e["dataset"], **dataclasses.asdict(sample)}
+        row |= {k: e[k] for k in ("unique", "precision", "novelty")}
+        row |= {k: overall[v] for k, v in LM_OVERALL.items()} | {k: overall[k] for k in LM_OVERALL_COUNTS}
+        row |= {k: calibration[v] for k, v in LM_CALIBRATION.items()}
+        row |= {f"{s}_{k}": values[k] for s, values in e["strata"].items() for k in LM_STRATUM}
+        summary = parsed.get((e["dataset"], e["generator"]), {})
+        row |= {k: summary.get(k, math.nan) for k in LM_SUMMARY}
+        rows.append(row)
+    return pd.DataFrame(rows, columns=LM_COLUMNS)
+
+
+def _main(frame: pd.DataFrame, lm: LmSettings, serialization: str | None = "dfs") -> pd.DataFrame:
+    """The main sample set of each dataset's first training seed (of one serialization, or of both)."""
+    main = lm_lib.main_set(lm, "dfs", lm.train_seeds[0])
+    keep = (
+        (frame["seed"] == main.seed)
+        & (frame["checkpoint"] == main.checkpoint)
+        & (frame["decoding"] == main.decoding)
+        & (frame["decode_seed"] == main.decode_seed)
+    )
+    if serialization is not None:
+        keep &= frame["serialization"] == serialization
+    return frame[keep]
+
+
+def _decode_seed_draws(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """The final checkpoint under the main decoding, every training and decoding seed (Tables 13-16, 24)."""
+    return frame[(frame["checkpoint"] == lm.checkpoints) & (frame["decoding"] == lm_lib.MAIN_DECODING)]
+
+
+def _mean_sd(frame: pd.DataFrame, by: list[str], columns: dict[str, str]) -> pd.DataFrame:
+    """Per group of ``by``: mean and sample sd (ddof 1; NaN values left out) of each source column, named
+    ``name`` and ``name_sd``, and the number of draws ``n``."""
+    rows = []
+    for key, group in frame.groupby(by, sort=False):
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        for name, column in columns.items():
+            values = group[column].to_numpy(dtype=float)
+            summary = metrics.bootstrap_summary(values)
+            row |= {name: summary["mean"], f"{name}_sd": summary["sd"]}
+        rows.append({**row, "n": len(group)})
+    return pd.DataFrame(rows, columns=[*by, *(c for name in columns for c in (name, f"{name}_sd")), "n"])
+
+
+TABLE1_COLUMNS = [
+    "dataset", "unique", "precision", "novelty", "n_train_patterns", "n_gen_patterns", "rho", "jsd", "missing",
+    "samples", "unparsed",
+]  # fmt: skip
+CALIBRATION_COLUMNS = [
+    "dataset",
+    "rho",
+    "rho_delta",
+    "z",
+    "pctile",
+    "jsd",
+    "boot_jsd",
+    "band_low",
+    "band_high",
+    "inside_band",
+]
+TABLE5_COLUMNS = ["dataset", "serialization", "seed", "hit", "miss", "nll_hit", "nll_miss", "mw_p", "hits_lower"]
+TABLE12_COLUMNS = ["dataset", "dgmg_precision", "dfs_precision", "dgmg_string_precision", "dgmg_at_least_dfs"]
+STRATA_TABLE = {
+    f"{name}_{s}": f"{s}_{column}"
+    for name, column in (("mm", "missing_mass"), ("rho", "rho"))
+    for s in ("head", "torso", "tail")
+}
+TABLE15_COLUMNS = ["dataset", "rho_head", "rho_tail", "delta_rho", "miss_head", "miss_tail", "tcr", "n"]
+TABLE16_SOURCES = {
+    "tail_miss": "tail_missing_mass", "tail_rho": "tail_rho", "tail_rho_tk": "tail_rho_tk", "head_rho": "head_rho",
+    "torso_rho": "torso_rho", "head_miss": "head_missing_mass", "torso_miss": "torso_missing_mass",
+}  # fmt: skip
+TABLE19_COLUMNS = ["dataset", "serialization", "decoding", "unique", "precision", "novelty", "rho", "jsd", "missing"]
+TABLE20_COLUMNS = [
+    "dataset", "serialization", "seed", "checkpoint", "step", "tokens", "train_loss", "precision", "novelty", "unique",
+    "rho", "jsd", "missing", "precision_rho_spearman",
+]  # fmt: skip
+TABLE24_SOURCES = {"tail_miss": "tail_missing_mass", "tail_rho": "tail_rho", "tail_rho_tk": "tail_rho_tk"}
+
+
+def table1_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """Table 1: the DFS models' main sample sets, one row per dataset."""
+    return _main(frame, lm)[TABLE1_COLUMNS].reset_index(drop=True)
+
+
+def calibration_frame(frame: pd.DataFrame, replicates: list[dict], lm: LmSettings, serialization: str) -> pd.DataFrame:
+    """Tables 2 (DFS) and 4 (DGMG): each main sample set's rho placed in its dataset's bootstrap reference, and
+    whether it lies inside the Figure 1 band (mean +- 1.96 sd)."""
+    main = _main(frame, lm, serialization)
+    boot_jsd = bootstrap_frame(replicates).set_index("dataset")["jsd_mean"] if replicates else pd.Series(dtype=float)
+    out = main.assign(boot_jsd=main["dataset"].map(boot_jsd))
+    out = out.assign(inside_band=(out["rho"] >= out["band_low"]) & (out["rho"] <= out["band_high"]))
+    return out[CALIBRATION_COLUMNS].reset_index(drop=True)
+
+
+def table5_frame(nll: list[dict]) -> pd.DataFrame:
+    """Table 5: NLL of the unique training graphs the main sample set reproduced (hits) against the rest."""
+    frame = pd.DataFrame(nll, columns=TABLE5_COLUMNS[:-1])
+    return frame.assign(hits_lower=frame["nll_hit"] < frame["nll_miss"])[TABLE5_COLUMNS]
+
+
+def table12_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """Table 12: exact-match precision of the DGMG and DFS main sample sets (DGMG judged on decoded graphs, and on
+    action strings beside it), for the datasets with both."""
+    main = _main(frame, lm, None).set_index(["dataset", "serialization"])
+    rows = []
+    for dataset in dict.fromkeys(main.index.get_level_values(0)):
+        if (dataset, "dfs") in main.index and (dataset, "dgmg") in main.index:
+            dgmg, dfs = main.loc[(dataset, "dgmg")], main.loc[(dataset, "dfs")]
+            rows.append([dataset, dgmg["precision"], dfs["precision"], dgmg["string_precision"]])
+    out = pd.DataFrame(rows, columns=TABLE12_COLUMNS[:-1])
+    return out.assign(dgmg_at_least_dfs=out["dgmg_precision"] >= out["dfs_precision"])[TABLE12_COLUMNS]
+
+
+def strata_table_frame(frame: pd.DataFrame, lm: LmSettings, serialization: str) -> pd.DataFrame:
+    """Tables 13 (DFS) and 14 (DGMG): missing mass and rho per stratum, mean and sd over the decoding seeds of the
+    first training seed's final checkpoint; with spec 7B's two checks on the means: the Tail's missing mass over
+    the larger of Head's and Torso's, and Head rho minus Tail rho."""
+    draws = _decode_seed_draws(frame, lm)
+    draws = draws[(draws["serialization"] == serialization) & (draws["seed"] == lm.train_seeds[0])]
+    means = _mean_sd(draws, ["dataset"], STRATA_TABLE)
+    top = means[["mm_head", "mm_torso"]].max(axis=1)
+    return means.assign(
+        tail_mm_ratio=[_ratio(tail, high) for tail, high in zip(means["mm_tail"], top)],
+        tail_rho_gap=means["rho_head"] - means["rho_tail"],
+    )
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    """numerator / denominator, inf for a positive numerator over 0, NaN for 0 / 0 (spec 7B's "Tail MM >= 5 x
+    max(Head, Torso MM)" holds for any Tail mass when Head and Torso lose none)."""
+    if denominator > 0:
+        return numerator / denominator
+    return math.inf if numerator > 0 else math.nan
+
+
+def table15_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """Table 15: the Head-Tail gap of Table 13's means and the Tail coverage rate TCR = |shared Tail| / |Tail|."""
+    draws = _decode_seed_draws(frame, lm)
+    draws = draws[(draws["serialization"] == "dfs") & (draws["seed"] == lm.train_seeds[0])]
+    means = _mean_sd(
+        draws,
+        ["dataset"],
+        {"rho_head": "head_rho", "rho_tail": "tail_rho", "miss_head": "head_missing_mass",
+         "miss_tail": "tail_missing_mass", "tcr": "tail_coverage"},
+    )  # fmt: skip
+    return means.assign(delta_rho=means["rho_head"] - means["rho_tail"])[TABLE15_COLUMNS]
+
+
+def table16_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """Table 16: per serialization and dataset, the Tail's missing mass, rho and trainkeys rho and the Head and
+    Torso rho and missing mass, mean and sd over the decoding seeds (first training seed, final checkpoint); with
+    spec 7B's ratios of spreads: Tail rho sd over Head rho sd, and Tail trainkeys-rho sd over Tail rho sd."""
+    draws = _decode_seed_draws(frame, lm)
+    means = _mean_sd(draws[draws["seed"] == lm.train_seeds[0]], ["serialization", "dataset"], TABLE16_SOURCES)
+    return means.assign(
+        tail_head_sd_ratio=[_ratio(t, h) for t, h in zip(means["tail_rho_sd"], means["head_rho_sd"])],
+        tail_tk_sd_ratio=[_ratio(k, t) for k, t in zip(means["tail_rho_tk_sd"], means["tail_rho_sd"])],
+    )
+
+
+def table19_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """Table 19: the decoding sweep, the final checkpoint of the first training seed at the first decoding seed,
+    with each configuration's rho and novelty minus ``both_default``'s (spec 7B: decoding sensitivity)."""
+    keep = (
+        (frame["checkpoint"] == lm.checkpoints)
+        & (frame["seed"] == lm.train_seeds[0])
+        & (frame["decode_seed"] == lm.decode_seeds[0])
+    )
+    sweep = frame[keep][TABLE19_COLUMNS].reset_index(drop=True)
+    default = sweep[sweep["decoding"] == lm_lib.MAIN_DECODING].set_index(["dataset", "serialization"])
+    base = pd.MultiIndex.from_frame(sweep[["dataset", "serialization"]])
+    return sweep.assign(
+        rho_minus_default=sweep["rho"].to_numpy() - default["rho"].reindex(base).to_numpy(),
+        novelty_minus_default=sweep["novelty"].to_numpy() - default["novelty"].reindex(base).to_numpy(),
+    )
+
+
+def table20_frame(frame: pd.DataFrame, runs: list[dict], lm: LmSettings) -> pd.DataFrame:
+    """Table 20 (and Figures 6, 9): every run's checkpoints under the main decoding at the first decoding seed, with
+    the step, tokens and training loss of its record, and per run the Spearman correlation of precision and rho
+    across its checkpoints (spec 7B: synchronized dynamics)."""
+    keys = ["dataset", "serialization", "seed"]
+    records = pd.DataFrame(
+        [{**{k: r[k] for k in keys}, **record} for r in runs for record in r["records"]],
+        columns=[*keys, "checkpoint", "step", "tokens", "train_loss"],
+    )
+    keep = (frame["decoding"] == lm_lib.MAIN_DECODING) & (frame["decode_seed"] == lm.decode_seeds[0])
+    out = frame[keep].merge(records, on=["dataset", "serialization", "seed", "checkpoint"], how="left")
+    out = out.sort_values(["dataset", "serialization", "seed", "checkpoint"], kind="stable")
+    by_run = out.groupby(["dataset", "serialization", "seed"], sort=False)
+    correlation = by_run.apply(
+        lambda g: metrics.spearman(g["precision"].to_numpy(float), g["rho"].to_numpy(float)), include_groups=False
+    )
+    out = out.join(correlation.rename("precision_rho_spearman"), on=["dataset", "serialization", "seed"])
+    return out.reindex(columns=TABLE20_COLUMNS).reset_index(drop=True)
+
+
+def table24_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """Table 24: the Tail per training seed, mean and sd over the decoding seeds (final checkpoint)."""
+    return _mean_sd(_decode_seed_draws(frame, lm), ["dataset", "serialization", "seed"], TABLE24_SOURCES)
+
+
+def _lm(ctx: RuleContext) -> tuple[pd.DataFrame, LmSettings]:
+    summaries = _read_all(ctx, "summaries") if "summaries" in ctx.input else []
+    return lm_frame(_read_all(ctx, "evaluations"), summaries), ctx.settings("lm", LmSettings)
+
+
+def table1(ctx: RuleContext) -> None:
+    """Table 1 from the sample sets' evaluations and summaries."""
+    write_table(table1_frame(*_lm(ctx)), ctx.output["table"], title="Table 1: generation metrics (DFS, both_default)")
+
+
+def table2(ctx: RuleContext) -> None:
+    """Table 2 from the evaluations and the bootstrap replicates."""
+    frame, lm = _lm(ctx)
+    write_table(
+        calibration_frame(frame, _read_all(ctx, "bootstrap"), lm, "dfs"),
+        ctx.output["table"],
+        title="Table 2: model against the graph-level bootstrap (DFS)",
+    )
+
+
+def table4(ctx: RuleContext) -> None:
+    """Table 4 from the evaluations and the bootstrap replicates."""
+    frame, lm = _lm(ctx)
+    write_table(
+        calibration_frame(frame, _read_all(ctx, "bootstrap"), lm, "dgmg"),
+        ctx.output["table"],
+        title="Table 4: calibration of the DGMG serialization",
+    )
+
+
+def table5(ctx: RuleContext) -> None:
+    """Table 5 from every run's ``nll.json``."""
+    write_table(table5_frame(_read_all(ctx, "nll")), ctx.output["table"], title="Table 5: NLL of hits and misses")
+
+
+def table12(ctx: RuleContext) -> None:
+    """Table 12 from the evaluations and summaries."""
+    write_table(table12_frame(*_lm(ctx)), ctx.output["table"], title="Table 12: DGMG against DFS memorization")
+
+
+def table13(ctx: RuleContext) -> None:
+    """Table 13 from the evaluations."""
+    write_table(strata_table_frame(*_lm(ctx), "dfs"), ctx.output["table"], title="Table 13: frequency strata (DFS)")
+
+
+def table14(ctx: RuleContext) -> None:
+    """Table 14 from the evaluations."""
+    write_table(strata_table_frame(*_lm(ctx), "dgmg"), ctx.output["table"], title="Table 14: frequency strata (DGMG)")
+
+
+def table15(ctx: RuleContext) -> None:
+    """Table 15 from the evaluations."""
+    write_table(table15_frame(*_lm(ctx)), ctx.output["table"], title="Table 15: Head-Tail gap (DFS)")
+
+
+def table16(ctx: RuleContext) -> None:
+    """Table 16 from the evaluations."""
+    write_table(table16_frame(*_lm(ctx)), ctx.output["table"], title="Table 16: per-stratum decoding-seed ablation")
+
+
+def table19(ctx: RuleContext) -> None:
+    """Table 19 from the evaluations."""
+    write_table(table19_frame(*_lm(ctx)), ctx.output["table"], title="Table 19: decoding sweep")
+
+
+def table20(ctx: RuleContext) -> None:
+    """Table 20 from the evaluations and every run's ``run.json``."""
+    frame, lm = _lm(ctx)
+    write_table(
+        table20_frame(frame, _read_all(ctx, "runs"), lm), ctx.output["table"], title="Table 20: checkpoint trajectories"
+    )
+
+
+def table24(ctx: RuleContext) -> None:
+    """Table 24 from the evaluations."""
+    write_table(table24_frame(*_lm(ctx)), ctx.output["table"], title="Table 24: training seed x decoding seed (Tail)")

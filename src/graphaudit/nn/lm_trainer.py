@@ -9,11 +9,12 @@ the trainer it ran (TRL's ``SFTTrainer`` on ``transformers.TrainingArguments`` d
 decay 0, betas (0.9, 0.999), eps 1e-8, gradient norm clipped at 1.0; each is a field of :class:`LmTrainConfig`.
 
 At each of the evenly spaced snapshot steps (the paper's 20 checkpoints) the model's weights are written to
-``snapshot_dir/step_<step>.pt`` (atomically, before the run's own checkpoint records the step) and a record
-holds the step, the tokens seen and the mean training loss since the previous snapshot. Model, optimiser,
-schedule, records and RNG states go into the run checkpoint, so a resumed run ends, on CPU, bit for bit as an
-uninterrupted one. ``bf16`` runs the forward pass under CUDA autocast (the paper trained in bf16); on the CPU
-it is ignored.
+``snapshot_dir/checkpoint_<k>.safetensors`` (``k`` = 01, 02, ...: :func:`snapshot_name`; safetensors, whose bytes
+are a function of the weights alone, unlike ``torch.save``'s; written atomically, before the run's own checkpoint
+records the step) and a record holds the checkpoint index, the step, the tokens seen and the mean training loss
+since the previous snapshot. Model, optimiser, schedule, records and RNG states go into the run checkpoint, so a
+resumed run ends, on CPU, bit for bit as an uninterrupted one. ``bf16`` runs the forward pass under CUDA
+autocast (the paper trained in bf16); on the CPU it is ignored.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from safetensors.torch import save_file
 from transformers import get_cosine_schedule_with_warmup
 
 from graphaudit.common.atomic import atomic_path
 from graphaudit.nn.loop import Checkpoint, EpochEnd, resolve_device, run_epochs, seed_everything
 from graphaudit.nn.packing import PackedStream, checkpoint_steps
 
-__all__ = ["LmRecords", "LmTrainConfig", "LmTrainResult", "train_language_model"]
+__all__ = ["LmRecords", "LmTrainConfig", "LmTrainResult", "snapshot_name", "train_language_model"]
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,8 @@ class LmRecords:
         self.loss_steps += 1
 
     def close(self, step: int, tokens: int) -> None:
-        self.records.append({"step": step, "tokens": tokens, "train_loss": self.loss_sum / self.loss_steps})
+        record = {"checkpoint": len(self.records) + 1, "step": step, "tokens": tokens}
+        self.records.append({**record, "train_loss": self.loss_sum / self.loss_steps})
         self.loss_sum, self.loss_steps = 0.0, 0
 
     def state_dict(self) -> dict[str, Any]:
@@ -93,6 +96,11 @@ class LmTrainResult:
     completed: bool
     fit_s: float
     device: str
+
+
+def snapshot_name(index: int) -> str:
+    """The file name of snapshot ``index`` (1-based) of a run."""
+    return f"checkpoint_{index:02d}.safetensors"
 
 
 def train_language_model(
@@ -141,8 +149,8 @@ def train_language_model(
         records.add(float(loss.detach()))
         if step not in snapshots:
             return EpochEnd()
-        with atomic_path(snapshot_root / f"step_{step}.pt") as tmp:
-            torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, tmp)
+        with atomic_path(snapshot_root / snapshot_name(len(records.records) + 1)) as tmp:
+            save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, str(tmp))
         records.close(step, step * config.batch * stream.block)
         return EpochEnd(checkpoint=True)
 

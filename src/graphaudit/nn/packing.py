@@ -10,6 +10,11 @@ each closed by ``<s>`` (graphlm's opener and closer, :mod:`graphaudit.graphlm.to
 and training block ``k`` is positions ``[k L, (k + 1) L)`` of that endless stream. A block is addressed by its
 index alone, so a resumed run continues with the next block, bit for bit, and a token budget is a number of
 blocks: ``ceil(budget / (batch L))`` steps of ``batch`` blocks, every position a real token.
+
+The packing is causal, with no per-sequence attention mask: inside a block a token attends to every earlier
+token of the block, the tail of the previous sequence included, as TRL's ``ConstantLengthDataset`` packs (the
+``packing=True`` of the ``SFTTrainer`` the paper ran). The ``<s>`` between sequences is what the model learns to
+restart after; sampling starts from ``<s>`` alone, a sequence's context at the head of a block.
 """
 
 from __future__ import annotations

@@ -1,0 +1,215 @@
+# graphlm study (paper 003), part 2: the graph language models (LLaMA from transformers), trained by token budget,
+# sampled under the Table 18 decodings and scored by part 1's evaluator (a sample set is one more generator).
+# Each table and figure has its own rule <name>_graphlm -> graphaudit.graphlm.tables:<name> (figures: .figures).
+from graphaudit.common.workflow import gpus_for
+from graphaudit.graphlm import lm as graphlm_lm
+from graphaudit.nn.lm_trainer import snapshot_name
+
+GRAPHLM_LM_CONFIG = GRAPHLM_CONFIG["lm"]
+GRAPHLM_LM = GRAPHLM.lm
+GRAPHLM_RUNS = graphlm_lm.runs(GRAPHLM_LM)
+GRAPHLM_LM_SETS = [
+    (run, sample) for run in GRAPHLM_RUNS for sample in graphlm_lm.sample_sets(GRAPHLM_LM, run.serialization, run.seed)
+]
+GRAPHLM_LM_EVALUATIONS = [f"{GRAPHLM_OUT}/{run.dataset}/evaluation/{s.name}.json" for run, s in GRAPHLM_LM_SETS]
+GRAPHLM_LM_SUMMARIES = [f"{GRAPHLM_OUT}/{run.dataset}/samples/{s.name}.json" for run, s in GRAPHLM_LM_SETS]
+GRAPHLM_LM_RUN_FILES = [f"{run.folder}/run.json" for run in GRAPHLM_RUNS]
+GRAPHLM_NLL = [f"{run.folder}/nll.json" for run in GRAPHLM_RUNS]
+GRAPHLM_LM_RUN = "results/graphlm/{dataset}/lm/{serialization}/s{seed}"
+GRAPHLM_LM_SET = "lm-{serialization}-s{seed}-c{checkpoint}-{decoding}-d{dseed}"
+
+
+wildcard_constraints:
+    serialization="dfs|dgmg",
+
+
+def graphlm_final_checkpoint(wildcards):
+    """The last checkpoint file of a run."""
+    run = graphlm_lm.Run(wildcards.dataset, wildcards.serialization, int(wildcards.seed))
+    return graphlm_lm.checkpoint_files(GRAPHLM_LM, run)[-1]
+
+
+def graphlm_main_generated(wildcards):
+    """The generated file of a run's main sample set."""
+    main = graphlm_lm.main_set(GRAPHLM_LM, wildcards.serialization, int(wildcards.seed))
+    return f"{GRAPHLM_OUT}/{wildcards.dataset}/generated/{main.name}.dfs.txt"
+
+
+rule graphlm_serialize:
+    input:
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+    output:
+        texts="results/graphlm/{dataset}/lm/{serialization}/train.txt",
+        tokenizer="results/graphlm/{dataset}/lm/{serialization}/tokenizer.json",
+    log:
+        "logs/graphlm/serialize_{dataset}_{serialization}.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.lm_tasks:graphlm_serialize",
+    script:
+        RUN
+
+
+rule graphlm_train:
+    input:
+        texts=rules.graphlm_serialize.output.texts,
+        tokenizer=rules.graphlm_serialize.output.tokenizer,
+    output:
+        run=f"{GRAPHLM_LM_RUN}/run.json",
+        checkpoints=[f"{GRAPHLM_LM_RUN}/{snapshot_name(k)}" for k in range(1, GRAPHLM_LM.checkpoints + 1)],
+    log:
+        "logs/graphlm/train_{dataset}_{serialization}_s{seed}.log",
+    benchmark:
+        "benchmarks/graphlm/train_{dataset}_{serialization}_s{seed}.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
+    conda:
+        ENV
+    threads: 1  # torch threads; one run per core is faster on a few cores than one run on all of them
+    resources:
+        mem_mb=16000,
+        runtime=600,
+        gpu=gpus_for(GRAPHLM_LM_CONFIG["device"]),  # one GPU only when graphlm.lm.device names CUDA
+    params:
+        entry="graphaudit.graphlm.lm_tasks:graphlm_train",
+        lm=GRAPHLM_LM_CONFIG,
+    script:
+        RUN
+
+
+rule graphlm_sample:
+    input:
+        run=f"{GRAPHLM_LM_RUN}/run.json",
+        checkpoint=f"{GRAPHLM_LM_RUN}/checkpoint_{{checkpoint}}.safetensors",
+        tokenizer=rules.graphlm_serialize.output.tokenizer,
+        texts=rules.graphlm_serialize.output.texts,
+    output:
+        generated=f"results/graphlm/{{dataset}}/generated/{GRAPHLM_LM_SET}.dfs.txt",
+        summary=f"results/graphlm/{{dataset}}/samples/{GRAPHLM_LM_SET}.json",
+    log:
+        f"logs/graphlm/sample_{{dataset}}_{GRAPHLM_LM_SET}.log",
+    wildcard_constraints:
+        seed=r"\d+",
+        checkpoint=r"\d+",
+        decoding="[a-z_]+",
+        dseed=r"\d+",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+        gpu=gpus_for(GRAPHLM_LM_CONFIG["device"]),
+    params:
+        entry="graphaudit.graphlm.lm_tasks:graphlm_sample",
+        lm=GRAPHLM_LM_CONFIG,
+        n_gen=GRAPHLM_CONFIG["n_gen"],
+    script:
+        RUN
+
+
+rule graphlm_nll:
+    input:
+        run=f"{GRAPHLM_LM_RUN}/run.json",
+        checkpoint=graphlm_final_checkpoint,
+        tokenizer=rules.graphlm_serialize.output.tokenizer,
+        texts=rules.graphlm_serialize.output.texts,
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+        generated=graphlm_main_generated,
+    output:
+        nll=f"{GRAPHLM_LM_RUN}/nll.json",
+    log:
+        "logs/graphlm/nll_{dataset}_{serialization}_s{seed}.log",
+    wildcard_constraints:
+        seed=r"\d+",
+    conda:
+        ENV
+    threads: 1
+    params:
+        entry="graphaudit.graphlm.lm_tasks:graphlm_nll",
+        lm=GRAPHLM_LM_CONFIG,
+    script:
+        RUN
+
+
+GRAPHLM_LM_TABLES = {
+    "table1": {"evaluations": GRAPHLM_LM_EVALUATIONS, "summaries": GRAPHLM_LM_SUMMARIES},
+    "table2": {"evaluations": GRAPHLM_LM_EVALUATIONS, "bootstrap": GRAPHLM_BOOTSTRAP},
+    "table4": {"evaluations": GRAPHLM_LM_EVALUATIONS, "bootstrap": GRAPHLM_BOOTSTRAP},
+    "table5": {"nll": GRAPHLM_NLL},
+    "table12": {"evaluations": GRAPHLM_LM_EVALUATIONS, "summaries": GRAPHLM_LM_SUMMARIES},
+    "table13": {"evaluations": GRAPHLM_LM_EVALUATIONS},
+    "table14": {"evaluations": GRAPHLM_LM_EVALUATIONS},
+    "table15": {"evaluations": GRAPHLM_LM_EVALUATIONS},
+    "table16": {"evaluations": GRAPHLM_LM_EVALUATIONS},
+    "table19": {"evaluations": GRAPHLM_LM_EVALUATIONS},
+    "table20": {"evaluations": GRAPHLM_LM_EVALUATIONS, "runs": GRAPHLM_LM_RUN_FILES},
+    "table24": {"evaluations": GRAPHLM_LM_EVALUATIONS},
+}
+
+
+for _name, _inputs in GRAPHLM_LM_TABLES.items():
+
+    rule:
+        name:
+            f"{_name}_graphlm"
+        input:
+            **_inputs,
+        output:
+            table=report_output(f"{GRAPHLM_OUT}/tables/{_name}.csv", "graphlm", "tables"),
+        log:
+            f"logs/graphlm/tables/{_name}.log",
+        conda:
+            ENV
+        params:
+            entry=f"graphaudit.graphlm.tables:{_name}",
+            lm=GRAPHLM_LM_CONFIG,
+        script:
+            RUN
+
+
+for _name in ("fig6", "fig9"):
+
+    rule:
+        name:
+            f"{_name}_graphlm"
+        input:
+            table20=f"{GRAPHLM_OUT}/tables/table20.csv",
+        output:
+            figure=report_output(f"{GRAPHLM_OUT}/figures/{_name}.png", "graphlm", "figures"),
+        log:
+            f"logs/graphlm/figures/{_name}.log",
+        conda:
+            ENV
+        params:
+            entry=f"graphaudit.graphlm.figures:{_name}",
+        script:
+            RUN
+
+
+rule graphlm_models:
+    input:
+        [f"{GRAPHLM_OUT}/tables/{name}.csv" for name in GRAPHLM_LM_TABLES],
+        [f"{GRAPHLM_OUT}/figures/{name}.png" for name in ("fig6", "fig9")],
+
+
+rule graphlm:
+    input:
+        rules.table9_graphlm.output,
+        rules.table10_graphlm.output,
+        rules.patterns_graphlm.output,
+        rules.bootstrap_graphlm.output,
+        rules.evaluation_graphlm.output,
+        rules.strata_graphlm.output,
+        rules.fig1_graphlm.output,
+        rules.sensitivity_graphlm.output,
+        rules.graphlm_models.input,
+
+
+rule graphlm_mining:
+    input:
+        rules.graphlm.input,
+
+
+STUDY_TARGETS["graphlm"] = list(rules.graphlm.input)
