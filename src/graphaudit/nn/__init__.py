@@ -1,10 +1,12 @@
 """Torch / torch-geometric models and the resumable trainer that writes one record per evaluation point."""
 
+from graphaudit.nn.ckgconv import CKGConv, CKGConvConfig
 from graphaudit.nn.cvtgad import CVTGAD, CVTGADConfig
 from graphaudit.nn.gladc import GLADC, GLADCConfig
 from graphaudit.nn.glocalkd import GLocalKD, GLocalKDConfig
 from graphaudit.nn.good_d import GOODD, GOODDConfig
 from graphaudit.nn.graphde import GraphDE, GraphDEConfig
+from graphaudit.nn.grit import GRIT, GRITConfig
 from graphaudit.nn.ocgin import OCGIN, OCGINConfig
 from graphaudit.nn.ocgtl import OCGTL, OCGTLConfig
 from graphaudit.nn.projected_gin import GINConfig
@@ -37,9 +39,12 @@ __all__ = [
     "CVTGAD",
     "GLADC",
     "GOODD",
+    "GRIT",
     "OCGIN",
     "OCGTL",
     "SIGNET",
+    "CKGConv",
+    "CKGConvConfig",
     "CVTGADConfig",
     "Detector",
     "GINConfig",
@@ -47,6 +52,7 @@ __all__ = [
     "GLocalKD",
     "GLocalKDConfig",
     "GOODDConfig",
+    "GRITConfig",
     "GraphCLIF",
     "GraphCLIFConfig",
     "GraphCLOCSVM",
