@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from graphaudit.common.atomic import fresh_dir, write_json
-from graphaudit.data import readers, readers_external
+from graphaudit.data import readers, readers_external, readers_smiles
 from graphaudit.data.download import download
 from graphaudit.data.errors import ChecksumMismatchError, DataError, DataUnavailableError, StatisticsMismatchError
 from graphaudit.data.graphset import GraphSet
@@ -210,6 +210,7 @@ _READERS: dict[str, Callable[[DatasetSpec, Path], GraphSet]] = {
     "ogb_nodeprop": lambda s, f: readers_external.read_ogb_nodeprop(f / s.file_names[0], s.name),
     "ogb_graphprop": lambda s, f: readers_external.read_ogb_graphprop(f / s.file_names[0], s.name),
     "benchmarking_gnns": lambda s, f: readers_external.read_benchmarking_gnns(f / s.file_names[0], s.name),
+    "ogb_lsc_smiles": lambda s, f: readers_smiles.read_smiles_csv_graphs(f / s.file_names[0], s.name),
 }
 
 
