@@ -158,3 +158,13 @@ def test_table5_marks_the_direction() -> None:
         }
     ]
     assert bool(tables.table5_frame(nll).iloc[0]["hits_lower"])
+
+
+def test_table6_splits_the_variance_between_checkpoints_and_decodings() -> None:
+    row = tables.table6_frame(_frame(), LM).set_index("serialization").loc["dfs"]
+    ckpt = np.var([0.1, 0.3, 0.5], ddof=1)  # the trajectory's rho at decoding seed 0
+    decode = np.var([0.5, 0.2], ddof=1)  # both_default and tp_high at the final checkpoint
+    assert row["rho_ckpt"] == pytest.approx(ckpt / (ckpt + decode)) and row["rho_decode"] == pytest.approx(
+        decode / (ckpt + decode)
+    )
+    assert (row["checkpoints"], row["decodings"]) == (3, 2)

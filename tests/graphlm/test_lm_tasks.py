@@ -54,9 +54,11 @@ def run(request, tmp_path_factory, corpus_lines):
     serialization = request.param
     root = tmp_path_factory.mktemp(f"lm-{serialization}")
     (root / "train.dfs.txt").write_text("".join(line + "\n" for line in corpus_lines))
+    (root / "train.codes.txt").write_text("".join(line + "\n" for line in corpus_lines))  # exact codes as the text
     wildcards = {"dataset": "ALPHA", "serialization": serialization, "seed": "42"}
     serialized = {"texts": str(root / "train.txt"), "tokenizer": str(root / "tokenizer.json")}
-    lm_tasks.graphlm_serialize(_ctx(root, {"sequences": str(root / "train.dfs.txt")}, serialized, wildcards))
+    corpus = {"sequences": str(root / "train.dfs.txt"), "codes": str(root / "train.codes.txt")}
+    lm_tasks.graphlm_serialize(_ctx(root, corpus, serialized, wildcards))
     folder = root / "s42"
     checkpoints = [str(folder / f"checkpoint_0{k}.safetensors") for k in (1, 2)]
     lm_tasks.graphlm_train(
@@ -102,7 +104,7 @@ def _sample(run, decoding: str, dseed: int) -> tuple[list[str], dict]:
     outputs = {"generated": str(root / f"{sample.name}.dfs.txt"), "summary": str(root / f"{sample.name}.json")}
     inputs = {"run": str(folder / "run.json"), "checkpoint": str(folder / "checkpoint_02.safetensors"), **serialized}
     wild = {**wildcards, "decoding": decoding, "dseed": str(dseed)}
-    lm_tasks.graphlm_sample(_ctx(root, inputs, outputs, wild, n_gen=N_GEN))
+    lm_tasks.graphlm_sample(_ctx(root, inputs, outputs, wild, n_gen=N_GEN, tuple_order="gspan"))
     return Path(outputs["generated"]).read_text().splitlines(), json.loads(Path(outputs["summary"]).read_text())
 
 

@@ -73,3 +73,13 @@ def test_samples_of_both_serializations_reach_the_evaluator_as_canonical_dfs_tex
     assert evaluator_lines([dfs_text(path), "", "(0,1"], "dfs") == ([dfs_text(path)], 2)
     with pytest.raises(ValueError, match="unknown serialization 'smiles'"):
         evaluator_lines([], "smiles")
+
+
+def test_dfs_samples_are_read_in_the_training_texts_field_order() -> None:
+    from graphaudit.graphlm.sampling import evaluator_lines
+    from graphaudit.graphs.dfscode import LabeledGraph, dfs_text
+
+    labelled = LabeledGraph.build([0, 1, 2], [(0, 1, 3), (1, 2, 4)])  # node labels differ from edge labels
+    paper = dfs_text(labelled, "paper")  # the same graph with tuples written (i, j, l_i, l_j, l_e)
+    assert paper != dfs_text(labelled)
+    assert evaluator_lines([paper], "dfs", "paper") == ([dfs_text(labelled)], 0)

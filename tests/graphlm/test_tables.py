@@ -43,6 +43,7 @@ STATS = {
     "avg_degree": 1.5,
     "density": 0.6,
     "unique_codes": 2,
+    "iso_classes": 2,
     "dfs_mean_len": 3.0,
     "dfs_max_len": 4,
     "dfs_vocab": 5,

@@ -31,6 +31,7 @@ rule graphlm_corpus:
         graphset="data/processed/{dataset}.npz",
     output:
         sequences="results/graphlm/{dataset}/train.dfs.txt",
+        codes="results/graphlm/{dataset}/train.codes.txt",
         stats="results/graphlm/{dataset}/stats.json",
     log:
         "logs/graphlm/corpus_{dataset}.log",
@@ -39,6 +40,8 @@ rule graphlm_corpus:
     params:
         entry="graphaudit.graphlm.tasks:graphlm_corpus",
         components=GRAPHLM_CONFIG["components"],
+        dfs_code=GRAPHLM_CONFIG["dfs_code"],
+        tuple_order=GRAPHLM_CONFIG["tuple_order"],
     script:
         RUN
 
@@ -138,6 +141,9 @@ rule graphlm_sensitivity:
         "logs/graphlm/sensitivity_{dataset}.log",
     conda:
         ENV
+    resources:
+        mem_mb=16000,  # sigma 0.01 on ENZYMES / PROTEINS mines far more patterns than 0.1
+        runtime=240,
     params:
         entry="graphaudit.graphlm.tasks:graphlm_sensitivity",
         gspan=GRAPHLM_CONFIG["gspan"],

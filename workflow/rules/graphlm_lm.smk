@@ -38,6 +38,7 @@ def graphlm_main_generated(wildcards):
 rule graphlm_serialize:
     input:
         sequences="results/graphlm/{dataset}/train.dfs.txt",
+        codes="results/graphlm/{dataset}/train.codes.txt",
     output:
         texts="results/graphlm/{dataset}/lm/{serialization}/train.txt",
         tokenizer="results/graphlm/{dataset}/lm/{serialization}/tokenizer.json",
@@ -104,6 +105,7 @@ rule graphlm_sample:
     params:
         entry="graphaudit.graphlm.lm_tasks:graphlm_sample",
         lm=GRAPHLM_LM_CONFIG,
+        tuple_order=GRAPHLM_CONFIG["tuple_order"],
         n_gen=GRAPHLM_CONFIG["n_gen"],
     script:
         RUN
@@ -138,6 +140,7 @@ GRAPHLM_LM_TABLES = {
     "table2": {"evaluations": GRAPHLM_LM_EVALUATIONS, "bootstrap": GRAPHLM_BOOTSTRAP},
     "table4": {"evaluations": GRAPHLM_LM_EVALUATIONS, "bootstrap": GRAPHLM_BOOTSTRAP},
     "table5": {"nll": GRAPHLM_NLL},
+    "table6": {"evaluations": GRAPHLM_LM_EVALUATIONS},
     "table12": {"evaluations": GRAPHLM_LM_EVALUATIONS, "summaries": GRAPHLM_LM_SUMMARIES},
     "table13": {"evaluations": GRAPHLM_LM_EVALUATIONS},
     "table14": {"evaluations": GRAPHLM_LM_EVALUATIONS},

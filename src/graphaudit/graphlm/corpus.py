@@ -3,6 +3,17 @@ generators (a bootstrap resampler and a uniform random-label baseline with match
 
 Sequence files: one canonical DFS text per line (``graphaudit.graphs.dfscode.dfs_text``), the format the
 generated-set evaluator reads; a line that does not parse is counted as invalid.
+
+Tuple field order (``order``): ``"gspan"`` (default, ``(i,j,l_i,l_e,l_j)``) or ``"paper"`` (the paper's
+``<i, j, l_i, l_j, l_ij>``, see :mod:`graphaudit.graphs.dfscode`). It decides which code is minimal, hence the
+tokens, the vocabulary and (``components: first``) the component kept, but only for graphs with more than one
+edge label; a corpus serialized under one order must be read back under the same one.
+
+Code construction (``algorithm``): ``"exact"`` (default, the minimum DFS code) or ``"greedy"``, the paper's
+Algorithm 1 read literally (:func:`graphaudit.graphs.dfscode.greedy_dfs_code`), which is not canonical but, with
+``order="paper"``, gives the paper's Table 10 vocabularies (less one), Table 5's unique codes and PROTEINS'
+70,257 patterns. Its codes depend on the vertex numbering, so :func:`corpus_sequences` writes each line from
+the dataset's own graph, never from the renumbered component.
 """
 
 from __future__ import annotations
@@ -11,26 +22,61 @@ import numpy as np
 
 from graphaudit.data.graphset import GraphSet
 from graphaudit.graphs.dfscode import (
+    DEFAULT_ORDER,
+    Algorithm,
     LabeledGraph,
+    TupleOrder,
+    canonical_components,
+    component_graph,
     dfs_text,
     dgmg_actions,
     graphs_from_graphset,
     min_code_component,
     parse_dfs_text,
+    parts_text,
 )
 
 DGMG_SPECIAL_TOKENS = 2  # BOS and EOS around the action sequence (Table 10 counts 2|V| + 2|E| + 3)
 
 
-def training_corpus(graphs: GraphSet, components: str) -> list[LabeledGraph]:
+def _check_components(components: str) -> None:
+    if components not in ("first", "all"):
+        raise ValueError(f"graphlm.components must be 'first' or 'all', got {components!r}")
+
+
+def training_corpus(
+    graphs: GraphSet, components: str, order: TupleOrder = DEFAULT_ORDER, algorithm: Algorithm = "exact"
+) -> list[LabeledGraph]:
     """Every graph of the dataset (the paper trains on all of them); ``components: first`` keeps only the
-    component with the smallest minimum DFS code, as the paper's serialization does (spec 4.2)."""
+    component with the smallest DFS code (under the tuple ``order``, by ``algorithm``), as the paper's
+    serialization does (spec 4.2)."""
+    _check_components(components)
     corpus = graphs_from_graphset(graphs)
     if components == "first":
-        return [min_code_component(g) for g in corpus]
-    if components == "all":
-        return corpus
-    raise ValueError(f"graphlm.components must be 'first' or 'all', got {components!r}")
+        return [min_code_component(g, order, algorithm) for g in corpus]
+    return corpus
+
+
+def corpus_sequences(
+    graphs: GraphSet, components: str, order: TupleOrder = DEFAULT_ORDER, algorithm: Algorithm = "exact"
+) -> tuple[list[LabeledGraph], list[str]]:
+    """The training corpus (as :func:`training_corpus`) and its DFS text, one line per graph, both made from the
+    dataset's own graphs. With ``algorithm="exact"`` each line is ``dfs_text(graph, order)`` of its corpus graph;
+    with ``"greedy"`` it is the paper's code of the original graph (re-serializing the renumbered component
+    could give another code)."""
+    _check_components(components)
+    corpus, texts = [], []
+    for graph in graphs_from_graphset(graphs):
+        parts = canonical_components(graph, order, algorithm)
+        if components == "first":
+            if not parts:
+                raise ValueError("the graph has no vertices")
+            parts = parts[:1]
+            corpus.append(component_graph(parts[0]))
+        else:
+            corpus.append(graph)
+        texts.append(parts_text(parts, order))
+    return corpus, texts
 
 
 def dataset_statistics(graphs: GraphSet) -> dict[str, float]:
@@ -47,11 +93,18 @@ def dataset_statistics(graphs: GraphSet) -> dict[str, float]:
     }
 
 
-def serialization_statistics(corpus: list[LabeledGraph], whole: list[LabeledGraph]) -> dict[str, float]:
-    """Table 10: mean / max length and vocabulary of the DFS text of the corpus (one token per tuple) and
-    of the DGMG action sequence (with BOS and EOS) of the whole graphs: DGMG adds every node, so its
-    lengths follow 2|V| + 2|E| + 3 over the dataset's full graphs (spec, Table 10 hints)."""
-    dfs_tokens = [dfs_text(g).split() for g in corpus]
+def serialization_statistics(
+    corpus: list[LabeledGraph],
+    whole: list[LabeledGraph],
+    order: TupleOrder = DEFAULT_ORDER,
+    texts: list[str] | None = None,
+) -> dict[str, float]:
+    """Table 10: mean / max length and vocabulary of the DFS text of the corpus (one token per tuple, tuple
+    fields in ``order``; ``texts`` from :func:`corpus_sequences` when given, else the exact ``dfs_text``) and of
+    the DGMG action sequence (with BOS and EOS) of the whole graphs: DGMG adds every node, so its lengths follow
+    2|V| + 2|E| + 3 over the dataset's full graphs (spec, Table 10 hints)."""
+    lines = [dfs_text(g, order) for g in corpus] if texts is None else texts
+    dfs_tokens = [line.split() for line in lines]
     dgmg = [dgmg_actions(g) for g in whole]
     dfs_lengths = np.array([len(t) for t in dfs_tokens])
     dgmg_lengths = np.array([len(a) + DGMG_SPECIAL_TOKENS for a in dgmg])
@@ -65,9 +118,10 @@ def serialization_statistics(corpus: list[LabeledGraph], whole: list[LabeledGrap
     }
 
 
-def read_sequences(lines: list[str]) -> tuple[list[LabeledGraph], int]:
-    """Parse DFS-text lines into graphs; returns (valid graphs, number of invalid lines)."""
-    results = [parse_dfs_text(line) for line in lines]
+def read_sequences(lines: list[str], order: TupleOrder = DEFAULT_ORDER) -> tuple[list[LabeledGraph], int]:
+    """Parse DFS-text lines written under the tuple ``order`` into graphs; returns (valid graphs, number of
+    invalid lines)."""
+    results = [parse_dfs_text(line, order=order) for line in lines]
     return [r.graph for r in results if not r.invalid], sum(r.invalid for r in results)
 
 

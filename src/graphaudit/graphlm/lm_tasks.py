@@ -43,11 +43,11 @@ def _lines(path: str) -> list[str]:
     return Path(path).read_text(encoding="utf-8").splitlines()
 
 
-def serialized_texts(dfs_lines: list[str], serialization: str) -> list[str]:
-    """The training texts of a serialization, one per corpus line (DFS: the line itself; DGMG: its graph's
-    action string)."""
+def serialized_texts(dfs_lines: list[str], codes: list[str], serialization: str) -> list[str]:
+    """The training texts of a serialization, one per corpus graph: DFS, the corpus's ``codes`` (the paper's
+    text, rule graphlm_corpus); DGMG, the action string of the graph of its exact-code line in ``dfs_lines``."""
     if serialization == "dfs":
-        return list(dfs_lines)
+        return list(codes)
     if serialization == "dgmg":
         graphs = [parse_dfs_text(line).graph for line in dfs_lines]
         if any(g is None for g in graphs):
@@ -58,7 +58,7 @@ def serialized_texts(dfs_lines: list[str], serialization: str) -> list[str]:
 
 def graphlm_serialize(ctx: RuleContext) -> None:
     """The corpus in one serialization (one text per training graph) and its WordLevel tokenizer."""
-    texts = serialized_texts(_lines(ctx.input["sequences"]), ctx.wildcards["serialization"])
+    texts = serialized_texts(_lines(ctx.input["sequences"]), _lines(ctx.input["codes"]), ctx.wildcards["serialization"])
     write_text(ctx.output["texts"], "".join(t + "\n" for t in texts))
     write_text(ctx.output["tokenizer"], build_tokenizer(texts).to_str(pretty=True) + "\n")
 
@@ -180,7 +180,7 @@ def graphlm_sample(ctx: RuleContext) -> None:
         max_length=run["max_length"],
         batch=lm.sample_batch,
     )
-    lines, unparsed = evaluator_lines(texts, serialization)
+    lines, unparsed = evaluator_lines(texts, serialization, ctx.params["tuple_order"])
     training = set(_lines(ctx.input["texts"]))
     write_text(ctx.output["generated"], "".join(line + "\n" for line in lines))
     write_json(

@@ -16,7 +16,7 @@ import torch
 from tokenizers import Tokenizer
 
 from graphaudit.graphlm.tokenizer import BOS, PAD, decode
-from graphaudit.graphs.dfscode import dfs_text, parse_dfs_text, parse_dgmg
+from graphaudit.graphs.dfscode import DEFAULT_ORDER, TupleOrder, dfs_text, parse_dfs_text, parse_dgmg
 
 __all__ = ["DECODING", "SERIALIZATIONS", "Decoding", "evaluator_lines", "sample_texts"]
 
@@ -82,13 +82,15 @@ def sample_texts(
     return texts
 
 
-def evaluator_lines(texts: list[str], serialization: str) -> tuple[list[str], int]:
-    """The samples as the generated-set evaluator reads them (one canonical DFS text per parsed sample: a DGMG
-    action string is parsed and re-serialized, so both serializations are evaluated alike) and the count of
-    samples that do not parse (an empty DFS sample included)."""
+def evaluator_lines(texts: list[str], serialization: str, order: TupleOrder = DEFAULT_ORDER) -> tuple[list[str], int]:
+    """The samples as the generated-set evaluator reads them (one canonical DFS text per parsed sample, in gSpan's
+    order: a DFS sample, written in the training text's tuple ``order``, and a DGMG action string are parsed and
+    re-serialized, so both serializations are evaluated alike) and the count of samples that do not parse (an
+    empty DFS sample included)."""
     if serialization not in SERIALIZATIONS:
         raise ValueError(f"unknown serialization {serialization!r}; serializations are {', '.join(SERIALIZATIONS)}")
-    parse = parse_dfs_text if serialization == "dfs" else parse_dgmg
-    graphs = [parse(text).graph for text in texts]
+    graphs = [
+        (parse_dfs_text(text, order=order) if serialization == "dfs" else parse_dgmg(text)).graph for text in texts
+    ]
     lines = [dfs_text(g) for g in graphs if g is not None and g.num_nodes > 0]
     return lines, len(texts) - len(lines)

@@ -62,6 +62,8 @@ class LmSettings:
 class GraphlmSettings:
     datasets: tuple[str, ...]
     components: Literal["first", "all"]
+    dfs_code: Literal["exact", "greedy"]
+    tuple_order: Literal["gspan", "paper"]
     gspan: GspanSettings
     bootstrap: BootstrapSettings
     n_gen: int

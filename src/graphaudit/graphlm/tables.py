@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
 import pandas as pd
 
 from graphaudit.common.rule import RuleContext
@@ -41,6 +42,8 @@ __all__ = [
     "table4",
     "table5",
     "table5_frame",
+    "table6",
+    "table6_frame",
     "table9",
     "table9_frame",
     "table10",
@@ -61,7 +64,9 @@ __all__ = [
     "table24_frame",
 ]
 
-TABLE9_COLUMNS = ["dataset", "graphs", "avg_nodes", "avg_edges", "max_nodes", "avg_degree", "density", "unique_codes"]
+TABLE9_COLUMNS = [
+    "dataset", "graphs", "avg_nodes", "avg_edges", "max_nodes", "avg_degree", "density", "unique_codes", "iso_classes",
+]  # fmt: skip
 TABLE10_COLUMNS = ["dataset", "dfs_mean_len", "dfs_max_len", "dfs_vocab", "dgmg_mean_len", "dgmg_max_len", "dgmg_vocab"]
 
 
@@ -351,6 +356,30 @@ def table5_frame(nll: list[dict]) -> pd.DataFrame:
     return frame.assign(hits_lower=frame["nll_hit"] < frame["nll_miss"])[TABLE5_COLUMNS]
 
 
+TABLE6_METRICS = {"rho": "rho", "mm": "missing", "nm": "novel_mass"}
+
+
+def table6_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """Table 6: the share of a metric's variance due to training progress, eta2_ckpt = Var_ckpt / (Var_ckpt +
+    Var_decode), and its complement. The paper does not give its grid (spec 8.2); here Var_ckpt is the variance
+    (ddof 1) over the checkpoints under ``both_default`` at the first decoding seed (the trajectory) and
+    Var_decode the variance over the decoding configurations at the final checkpoint and that seed (the sweep),
+    each run of the first training seed on its own."""
+    first = (frame["seed"] == lm.train_seeds[0]) & (frame["decode_seed"] == lm.decode_seeds[0])
+    rows = []
+    for (dataset, serialization), run in frame[first].groupby(["dataset", "serialization"], sort=False):
+        trajectory = run[run["decoding"] == lm_lib.MAIN_DECODING]
+        sweep = run[run["checkpoint"] == lm.checkpoints]
+        row = {"dataset": dataset, "serialization": serialization}
+        for name, column in TABLE6_METRICS.items():
+            ckpt, decode = (float(np.nanvar(part[column].to_numpy(float), ddof=1)) for part in (trajectory, sweep))
+            share = ckpt / (ckpt + decode) if ckpt + decode > 0 else math.nan
+            row |= {f"{name}_ckpt": share, f"{name}_decode": 1 - share}
+        rows.append({**row, "checkpoints": len(trajectory), "decodings": len(sweep)})
+    columns = ["dataset", "serialization", *(f"{n}_{p}" for n in TABLE6_METRICS for p in ("ckpt", "decode"))]
+    return pd.DataFrame(rows, columns=[*columns, "checkpoints", "decodings"])
+
+
 def table12_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
     """Table 12: exact-match precision of the DGMG and DFS main sample sets (DGMG judged on decoded graphs, and on
     action strings beside it), for the datasets with both."""
@@ -486,6 +515,11 @@ def table4(ctx: RuleContext) -> None:
 def table5(ctx: RuleContext) -> None:
     """Table 5 from every run's ``nll.json``."""
     write_table(table5_frame(_read_all(ctx, "nll")), ctx.output["table"], title="Table 5: NLL of hits and misses")
+
+
+def table6(ctx: RuleContext) -> None:
+    """Table 6 from the evaluations."""
+    write_table(table6_frame(*_lm(ctx)), ctx.output["table"], title="Table 6: decoding-factor decomposition")
 
 
 def table12(ctx: RuleContext) -> None:

@@ -53,16 +53,23 @@ def _mine(graphs: list[LabeledGraph], gspan: GspanSettings, threads: int = 1) ->
 
 
 def graphlm_corpus(ctx: RuleContext) -> None:
-    """The serialized training corpus (one DFS text per graph) and the Table 9 / Table 10 statistics."""
+    """The training corpus and the Table 9 / Table 10 statistics. ``sequences`` holds each corpus graph's exact
+    minimum DFS code (gSpan's order: what mining and the evaluator read); ``codes`` the text the language models
+    are trained on, built as ``dfs_code`` and ``tuple_order`` say (the paper's greedy Algorithm 1 in its own
+    field order reproduces its vocabularies and unique codes), from which Table 10's DFS columns and the unique
+    training codes are counted; ``iso_classes`` counts the corpus's isomorphism classes."""
     graphs = GraphSet.load(ctx.input["graphset"])
-    corpus = corpus_lib.training_corpus(graphs, ctx.params["components"])
+    order, algorithm = ctx.params["tuple_order"], ctx.params["dfs_code"]
+    corpus, texts = corpus_lib.corpus_sequences(graphs, ctx.params["components"], order, algorithm)
     _write_sequences(ctx.output["sequences"], corpus)
+    write_text(ctx.output["codes"], "".join(text + "\n" for text in texts))
     whole = corpus_lib.training_corpus(graphs, "all")
     stats = {
         "dataset": ctx.wildcards["dataset"],
         **corpus_lib.dataset_statistics(graphs),
-        "unique_codes": len({dfs_text(g) for g in corpus}),
-        **corpus_lib.serialization_statistics(corpus, whole),
+        "unique_codes": len(set(texts)),
+        "iso_classes": len({dfs_text(g) for g in corpus}),
+        **corpus_lib.serialization_statistics(corpus, whole, order, texts=texts),
     }
     write_json(ctx.output["stats"], stats)
 
