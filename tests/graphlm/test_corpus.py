@@ -68,3 +68,25 @@ def test_read_sequences_counts_invalid_lines():
     corpus = training_corpus(toy(), "first")
     graphs, invalid = read_sequences([dfs_text(corpus[0]), "(0,1,x", dfs_text(corpus[1])])
     assert invalid == 1 and [dfs_text(g) for g in graphs] == [dfs_text(g) for g in corpus]
+
+
+def test_edge_swaps_keep_labels_degrees_edge_labels_and_components_but_not_the_structure() -> None:
+    from collections import Counter
+
+    import networkx as nx
+
+    from graphaudit.graphlm.corpus import edge_swap_graphs
+    from graphaudit.graphs.dfscode import LabeledGraph
+
+    ring = LabeledGraph.build([0, 1, 0, 1, 2, 2, 0, 1], [(k, (k + 1) % 8, k % 3) for k in range(8)] + [(0, 4, 1)])
+    swapped = edge_swap_graphs([ring], 30, np.random.default_rng(3))
+
+    def degrees(g: LabeledGraph) -> list[int]:
+        return [sum(v in (a, b) for a, b, _ in g.edges) for v in range(g.num_nodes)]
+
+    for g in swapped:
+        assert g.node_labels == ring.node_labels and degrees(g) == degrees(ring)
+        assert Counter(label for *_, label in g.edges) == Counter(label for *_, label in ring.edges)
+        assert nx.is_connected(nx.Graph([(a, b) for a, b, _ in g.edges]))
+    assert sum(g.edges != ring.edges for g in swapped) > 20  # the structure moves
+    assert edge_swap_graphs([ring], 30, np.random.default_rng(3)) == swapped

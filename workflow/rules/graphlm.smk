@@ -97,7 +97,7 @@ rule graphlm_generate:
     log:
         "logs/graphlm/generate_{dataset}_{generator}.log",
     wildcard_constraints:
-        generator="bootstrap|random_labels",
+        generator="bootstrap|random_labels|edge_swap",
     conda:
         ENV
     params:

@@ -1,5 +1,6 @@
-"""The training corpus as the paper serializes it, its statistics (Tables 9-10) and two training-free
-generators (a bootstrap resampler and a uniform random-label baseline with matched sizes).
+"""The training corpus as the paper serializes it, its statistics (Tables 9-10) and three training-free
+generators (a bootstrap resampler, a uniform random-label baseline with matched sizes and a label-aware
+degree-preserving edge-swap stand-in for the structural baselines).
 
 Sequence files: one canonical DFS text per line (``graphaudit.graphs.dfscode.dfs_text``), the format the
 generated-set evaluator reads; a line that does not parse is counted as invalid.
@@ -143,3 +144,53 @@ def random_label_graphs(corpus: list[LabeledGraph], size: int, rng: np.random.Ge
         edges = [(*pairs[k], int(rng.choice(edge_alphabet))) for k in sorted(chosen)]
         graphs.append(LabeledGraph.build([int(rng.choice(node_alphabet)) for _ in range(n)], edges))
     return graphs
+
+
+EDGE_SWAPS_PER_EDGE = 10
+"""Attempted double-edge swaps per edge of each drawn graph (our choice; the paper names no stand-in)."""
+
+
+def edge_swap_graphs(corpus: list[LabeledGraph], size: int, rng: np.random.Generator) -> list[LabeledGraph]:
+    """The label-aware, non-memorizing stand-in for the structural baselines (spec 6.3; Limitation (d)): for each
+    draw of a training graph, :data:`EDGE_SWAPS_PER_EDGE` x |E| attempted double-edge swaps a-b, c-d -> a-d, c-b,
+    each edge keeping its label, a swap rejected when it makes a loop or a duplicate edge or changes the number of
+    components. Node labels, every node's degree and the edge-label multiset are kept; the structure is not."""
+    return [_edge_swapped(corpus[i], rng) for i in rng.integers(0, len(corpus), size=size)]
+
+
+def _edge_swapped(graph: LabeledGraph, rng: np.random.Generator) -> LabeledGraph:
+    edges = [tuple(e) for e in graph.edges]
+    if len(edges) < 2:
+        return graph
+    present = {(u, v) for u, v, _ in edges}
+    components = _components(graph.num_nodes, edges)
+    for _ in range(EDGE_SWAPS_PER_EDGE * len(edges)):
+        i, j = (int(k) for k in rng.choice(len(edges), size=2, replace=False))
+        (a, b, first), (c, d, second) = edges[i], edges[j]
+        if rng.random() < 0.5:
+            c, d = d, c
+        one, two = (min(a, d), max(a, d)), (min(c, b), max(c, b))
+        if len({a, b, c, d}) < 4 or one in present or two in present:
+            continue
+        trial = list(edges)
+        trial[i], trial[j] = (*one, first), (*two, second)
+        if _components(graph.num_nodes, trial) != components:
+            continue
+        present -= {edges[i][:2], edges[j][:2]}
+        present |= {one, two}
+        edges = trial
+    return LabeledGraph.build(graph.node_labels, edges)
+
+
+def _components(n: int, edges: list[tuple[int, ...]]) -> int:
+    parent = list(range(n))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for u, v, *_ in edges:
+        parent[root(u)] = root(v)
+    return len({root(x) for x in range(n)})

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Backend = Literal["auto", "own", "gbolt"]
-Generator = Literal["bootstrap", "random_labels"]
+Generator = Literal["bootstrap", "random_labels", "edge_swap"]
 Serialization = Literal["dfs", "dgmg"]
 
 

@@ -23,7 +23,11 @@ from graphaudit.mining.engine import mine_patterns, resolve_backend
 
 log = logging.getLogger(__name__)
 
-GENERATORS = {"bootstrap": corpus_lib.bootstrap_sample, "random_labels": corpus_lib.random_label_graphs}
+GENERATORS = {
+    "bootstrap": corpus_lib.bootstrap_sample,
+    "random_labels": corpus_lib.random_label_graphs,
+    "edge_swap": corpus_lib.edge_swap_graphs,
+}
 STRATA = ("head", "torso", "tail")
 SENSITIVITY_COLUMNS = ["dataset", "generator", "sigma", "n_train_patterns", "rho", "jsd", "missing"]
 
