@@ -168,3 +168,28 @@ def test_table6_splits_the_variance_between_checkpoints_and_decodings() -> None:
         decode / (ckpt + decode)
     )
     assert (row["checkpoints"], row["decodings"]) == (3, 2)
+
+
+def test_the_scale_proxy_table_reads_each_subset_and_its_novel_part() -> None:
+    from graphaudit.graphlm.lm import main_set, subset_name
+    from graphaudit.graphlm.settings import ScaleSettings
+
+    scale = ScaleSettings("NCI1", (100, 200, 400))
+    main = main_set(LM, "dfs", 42)
+    evaluations = []
+    for size, em, rho, rho_novel, novel in (
+        (100, 0.9, 0.95, 0.90, 10),
+        (200, 0.7, 0.96, 0.93, 150),
+        (400, 0.4, 0.92, 0.90, 600),
+    ):
+        e = evaluation(subset_name("NCI1", size), main, rho)
+        evaluations.append(e | {"precision": em})
+        n = evaluation(subset_name("NCI1", size), main, rho_novel)
+        evaluations.append(n | {"generator": f"{main.name}-novel", "n_lines": novel + 1, "n_invalid": 1})
+    table = tables.scale_frame(evaluations, scale, LM)
+    assert list(table["n"]) == [100, 200, 400] and list(table["novel_graphs"]) == [10, 150, 600]
+    assert table["em_n_spearman"].iloc[0] == pytest.approx(-1.0)
+    assert table["rho_min"].iloc[0] == pytest.approx(0.92)
+    assert table["novel_gap_max"].iloc[0] == pytest.approx(0.03)  # the 100-graph set's 0.05 gap is not judged
+    assert table["proxy"].str.startswith("proxy").all()
+    assert tables.scale_frame([], ScaleSettings(None, (1, 2)), LM).empty

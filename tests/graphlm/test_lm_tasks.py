@@ -144,3 +144,27 @@ def test_nll_splits_the_unique_training_graphs_into_hits_and_misses(run, corpus_
     nll = json.loads((root / "nll.json").read_text())
     assert (nll["hit"], nll["miss"]) == (2, 10)  # 12 unique training graphs, 2 of them generated
     assert 0 <= nll["mw_p"] <= 1 and nll["serialization"] == serialization
+
+
+def test_subsets_are_nested_and_novel_sets_hold_only_untrained_graphs(tmp_path, corpus_lines) -> None:
+    from graphaudit.graphlm import tasks
+
+    (tmp_path / "train.dfs.txt").write_text("".join(line + "\n" for line in corpus_lines))
+    (tmp_path / "train.codes.txt").write_text("".join(f"code {k}\n" for k in range(len(corpus_lines))))
+    inputs = {"sequences": str(tmp_path / "train.dfs.txt"), "codes": str(tmp_path / "train.codes.txt")}
+    subsets = {}
+    for size in (4, 8):
+        out = {"sequences": str(tmp_path / f"s{size}.txt"), "codes": str(tmp_path / f"c{size}.txt")}
+        tasks.graphlm_subset(_ctx(tmp_path, inputs, out, {"dataset": "ALPHA", "size": str(size)}))
+        subsets[size] = ((tmp_path / f"s{size}.txt").read_text().splitlines(), (tmp_path / f"c{size}.txt").read_text())
+    assert subsets[8][0][:4] == subsets[4][0] and len(subsets[8][0]) == 8  # nested
+    codes = subsets[8][1].splitlines()
+    assert [corpus_lines[int(c.split()[1])] for c in codes] == subsets[8][0]  # the two files stay aligned
+    with pytest.raises(ValueError, match="14 graphs asked of ALPHA, which has 13"):
+        tasks.graphlm_subset(_ctx(tmp_path, inputs, out, {"dataset": "ALPHA", "size": "14"}))
+    (tmp_path / "gen.txt").write_text(corpus_lines[0] + "\n(0,1,5,5,5)\n\n" + corpus_lines[2] + "\n")
+    novel_out = {"generated": str(tmp_path / "novel.txt")}
+    tasks.graphlm_novel(
+        _ctx(tmp_path, {"generated": str(tmp_path / "gen.txt"), "sequences": inputs["sequences"]}, novel_out, {})
+    )
+    assert (tmp_path / "novel.txt").read_text() == "(0,1,5,5,5)\n"

@@ -35,6 +35,8 @@ rule graphlm_corpus:
         stats="results/graphlm/{dataset}/stats.json",
     log:
         "logs/graphlm/corpus_{dataset}.log",
+    wildcard_constraints:
+        dataset="[^+/]+",  # a name with + is a scale-proxy subset (rule graphlm_subset)
     conda:
         ENV
     params:

@@ -15,6 +15,12 @@ GRAPHLM_LM_EVALUATIONS = [f"{GRAPHLM_OUT}/{run.dataset}/evaluation/{s.name}.json
 GRAPHLM_LM_SUMMARIES = [f"{GRAPHLM_OUT}/{run.dataset}/samples/{s.name}.json" for run, s in GRAPHLM_LM_SETS]
 GRAPHLM_LM_RUN_FILES = [f"{run.folder}/run.json" for run in GRAPHLM_RUNS]
 GRAPHLM_NLL = [f"{run.folder}/nll.json" for run in GRAPHLM_RUNS]
+GRAPHLM_SCALE_RUNS = graphlm_lm.scale_runs(GRAPHLM.scale, GRAPHLM_LM)
+GRAPHLM_SCALE_EVALUATIONS = [  # each subset's main sample set and its novel-only part
+    f"{GRAPHLM_OUT}/{run.dataset}/evaluation/{graphlm_lm.main_set(GRAPHLM_LM, run.serialization, run.seed).name}{part}.json"
+    for run in GRAPHLM_SCALE_RUNS
+    for part in ("", "-novel")
+]
 GRAPHLM_LM_RUN = "results/graphlm/{dataset}/lm/{serialization}/s{seed}"
 GRAPHLM_LM_SET = "lm-{serialization}-s{seed}-c{checkpoint}-{decoding}-d{dseed}"
 
@@ -48,6 +54,44 @@ rule graphlm_serialize:
         ENV
     params:
         entry="graphaudit.graphlm.lm_tasks:graphlm_serialize",
+    script:
+        RUN
+
+
+rule graphlm_subset:
+    input:
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+        codes="results/graphlm/{dataset}/train.codes.txt",
+    output:
+        sequences="results/graphlm/{dataset}+n{size}/train.dfs.txt",
+        codes="results/graphlm/{dataset}+n{size}/train.codes.txt",
+    log:
+        "logs/graphlm/subset_{dataset}_n{size}.log",
+    wildcard_constraints:
+        dataset="[^+/]+",
+        size=r"\d+",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tasks:graphlm_subset",
+    script:
+        RUN
+
+
+rule graphlm_novel:
+    input:
+        generated="results/graphlm/{dataset}/generated/{generator}.dfs.txt",
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+    output:
+        generated="results/graphlm/{dataset}/generated/{generator}-novel.dfs.txt",
+    log:
+        "logs/graphlm/novel_{dataset}_{generator}.log",
+    wildcard_constraints:
+        generator="lm-[^/]+",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tasks:graphlm_novel",
     script:
         RUN
 
@@ -172,6 +216,23 @@ for _name, _inputs in GRAPHLM_LM_TABLES.items():
             RUN
 
 
+rule scale_graphlm:
+    input:
+        evaluations=GRAPHLM_SCALE_EVALUATIONS,
+    output:
+        table=report_output(f"{GRAPHLM_OUT}/tables/scale.csv", "graphlm", "tables"),
+    log:
+        "logs/graphlm/tables/scale.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:scale",
+        scale=GRAPHLM_CONFIG["scale"],
+        lm=GRAPHLM_LM_CONFIG,
+    script:
+        RUN
+
+
 for _name in ("fig6", "fig9"):
 
     rule:
@@ -194,6 +255,7 @@ for _name in ("fig6", "fig9"):
 rule graphlm_models:
     input:
         [f"{GRAPHLM_OUT}/tables/{name}.csv" for name in GRAPHLM_LM_TABLES],
+        rules.scale_graphlm.output,
         [f"{GRAPHLM_OUT}/figures/{name}.png" for name in ("fig6", "fig9")],
 
 

@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from graphaudit.graphlm.settings import LmSettings
+from graphaudit.graphlm.settings import LmSettings, ScaleSettings
 from graphaudit.nn.lm_trainer import snapshot_name
 from graphaudit.nn.packing import steps_for_budget
 
@@ -38,6 +38,8 @@ __all__ = [
     "parse_set_name",
     "runs",
     "sample_sets",
+    "scale_runs",
+    "subset_name",
     "training_steps",
 ]
 
@@ -120,6 +122,18 @@ def main_set(lm: LmSettings, serialization: str, seed: int) -> SampleSet:
 def main_sets(lm: LmSettings, dataset: str) -> list[SampleSet]:
     """The main sample sets of every run on ``dataset`` (none when no model trains on it)."""
     return [main_set(lm, run.serialization, run.seed) for run in runs(lm) if run.dataset == dataset]
+
+
+def subset_name(dataset: str, size: int) -> str:
+    """The corpus name of the scale proxy's subset of ``size`` graphs of ``dataset`` (``NCI1+n500``)."""
+    return f"{dataset}+n{size}"
+
+
+def scale_runs(scale: ScaleSettings, lm: LmSettings) -> list[Run]:
+    """The scale proxy's runs: one DFS model per subset, the first training seed (none when the proxy is off)."""
+    if scale.dataset is None:
+        return []
+    return [Run(subset_name(scale.dataset, size), "dfs", lm.train_seeds[0]) for size in scale.sizes]
 
 
 def checkpoint_files(lm: LmSettings, run: Run) -> list[str]:

@@ -59,6 +59,16 @@ class LmSettings:
 
 
 @dataclass(frozen=True)
+class ScaleSettings:
+    """The declared proxy for the PCQM4Mv2 scale study (spec 4.12, 6.3 item 4): nested random subsets of
+    ``dataset``'s corpus of ``sizes`` graphs, each trained with the ``lm`` settings (DFS, first training seed) and
+    sampled once; ``dataset: null`` turns it off."""
+
+    dataset: str | None
+    sizes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class GraphlmSettings:
     datasets: tuple[str, ...]
     components: Literal["first", "all"]
@@ -70,8 +80,14 @@ class GraphlmSettings:
     generators: tuple[Generator, ...]
     sensitivity: SensitivitySettings
     lm: LmSettings
+    scale: ScaleSettings
 
     def __post_init__(self) -> None:
+        if self.scale.dataset is not None and self.scale.dataset not in self.datasets:
+            raise ValueError(
+                f"graphlm.scale.dataset {self.scale.dataset!r} is not in graphlm.datasets {list(self.datasets)}: the "
+                "proxy subsamples that dataset's corpus, so add it there (or set graphlm.scale.dataset: null)"
+            )
         outside = [d for d in self.lm.datasets if d not in self.datasets]
         if outside:
             raise ValueError(

@@ -78,6 +78,25 @@ def graphlm_corpus(ctx: RuleContext) -> None:
     write_json(ctx.output["stats"], stats)
 
 
+def graphlm_subset(ctx: RuleContext) -> None:
+    """A scale-proxy corpus: the first ``size`` graphs of a seeded permutation of the dataset's corpus (so the
+    subsets of one dataset are nested), both its exact-code and its training-text lines."""
+    dataset, size = ctx.wildcards["dataset"], int(ctx.wildcards["size"])
+    sequences, codes = _lines(ctx.input["sequences"]), _lines(ctx.input["codes"])
+    if not 1 <= size <= len(sequences):
+        raise ValueError(f"graphlm.scale.sizes: {size} graphs asked of {dataset}, which has {len(sequences)}")
+    keep = rng_for("graphlm", dataset, "scale").permutation(len(sequences))[:size]
+    write_text(ctx.output["sequences"], "".join(sequences[i] + "\n" for i in keep))
+    write_text(ctx.output["codes"], "".join(codes[i] + "\n" for i in keep))
+
+
+def graphlm_novel(ctx: RuleContext) -> None:
+    """The novel-only subset of a generated set (spec 4.12): its graphs whose code no training graph has."""
+    training = set(_lines(ctx.input["sequences"]))
+    novel = [line for line in _lines(ctx.input["generated"]) if line.strip() and line not in training]
+    write_text(ctx.output["generated"], "".join(line + "\n" for line in novel))
+
+
 def graphlm_mine_training(ctx: RuleContext) -> None:
     """gSpan on the training corpus: pattern key -> support count, and the frequency strata."""
     corpus, invalid = corpus_lib.read_sequences(_lines(ctx.input["sequences"]))
