@@ -193,3 +193,23 @@ def test_the_scale_proxy_table_reads_each_subset_and_its_novel_part() -> None:
     assert table["novel_gap_max"].iloc[0] == pytest.approx(0.03)  # the 100-graph set's 0.05 gap is not judged
     assert table["proxy"].str.startswith("proxy").all()
     assert tables.scale_frame([], ScaleSettings(None, (1, 2)), LM).empty
+
+
+def _mmd(dataset: str, generator: str, value: float) -> dict:
+    keys = ("degree", "clustering", "orbit", "spectral", "wl", "coverage", "diversity")
+    return {"dataset": dataset, "generator": generator, "n_generated": 10, **dict.fromkeys(keys, value)}
+
+
+def test_mmd_tables_read_the_main_sets_and_label_the_stand_ins() -> None:
+    dfs, dgmg = (SampleSet(s, 42, 3, "both_default", 0).name for s in ("dfs", "dgmg"))
+    other = SampleSet("dfs", 42, 1, "both_default", 0).name  # a trajectory set: in no MMD table
+    mmds = [_mmd("M", dfs, 0.001), _mmd("M", dgmg, 0.002), _mmd("M", other, 0.5), _mmd("M", "edge_swap", 0.004)]
+    mmds += [_mmd("P", dfs, 0.003), _mmd("P", "edge_swap", 0.006)]
+    t7 = tables.table7_frame(mmds, LM)
+    assert list(t7["dataset"]) == ["M", "P"] and list(t7["degree_x1e3"]) == pytest.approx([1.0, 3.0])
+    t8 = tables.table8_frame(mmds, LM).set_index("model")
+    assert t8.loc["LLM-DFS", "degree_x1e3"] == pytest.approx(2.0) and t8.loc["LLM-DFS", "datasets"] == 2
+    assert t8.loc["edge_swap (training-free)", "wl"] == pytest.approx(0.005)
+    assert t8.loc["LLM-DGMG", "datasets"] == 1 and len(t8) == 3
+    t11 = tables.table11_frame(mmds, LM).set_index("dataset")
+    assert t11.loc["M", "wl_mmd_dgmg"] == 0.002 and math.isnan(t11.loc["P", "coverage_dgmg"])

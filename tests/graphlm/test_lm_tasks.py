@@ -168,3 +168,15 @@ def test_subsets_are_nested_and_novel_sets_hold_only_untrained_graphs(tmp_path, 
         _ctx(tmp_path, {"generated": str(tmp_path / "gen.txt"), "sequences": inputs["sequences"]}, novel_out, {})
     )
     assert (tmp_path / "novel.txt").read_text() == "(0,1,5,5,5)\n"
+
+
+def test_mmd_of_the_corpus_against_itself_is_zero_and_counts_unparsed_lines(tmp_path, corpus_lines) -> None:
+    from graphaudit.graphlm import tasks
+
+    (tmp_path / "train.dfs.txt").write_text("".join(line + "\n" for line in corpus_lines))
+    (tmp_path / "gen.txt").write_text("".join(line + "\n" for line in corpus_lines) + "(0,1\n")
+    inputs = {"sequences": str(tmp_path / "train.dfs.txt"), "generated": str(tmp_path / "gen.txt")}
+    tasks.graphlm_mmd(_ctx(tmp_path, inputs, {"mmd": str(tmp_path / "m.json")}, {"dataset": "A", "generator": "g"}))
+    mmd = json.loads((tmp_path / "m.json").read_text())
+    assert mmd["n_invalid"] == 1 and mmd["n_generated"] == len(corpus_lines)
+    assert all(abs(mmd[k]) < 1e-12 for k in ("degree", "clustering", "orbit", "spectral"))

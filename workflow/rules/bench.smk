@@ -212,6 +212,40 @@ rule bench_nodeground_search:
         RUN
 
 
+rule bench_graphlm_training:
+    input:
+        corpus=f"results/graphlm/{BENCH.graphlm_training.dataset}/train.dfs.txt",
+    output:
+        table="results/bench/graphlm_training.csv",
+    log:
+        "logs/bench/graphlm_training.log",
+    conda:
+        ENV
+    threads: 1
+    params:
+        entry="graphaudit.bench.graphlm_training:bench_graphlm_training",
+        bench=BENCH_CONFIG["graphlm_training"],
+    script:
+        RUN
+
+
+rule bench_graphlm_sampling:
+    input:
+        corpus=f"results/graphlm/{BENCH.graphlm_sampling.dataset}/train.dfs.txt",
+    output:
+        table="results/bench/graphlm_sampling.csv",
+    log:
+        "logs/bench/graphlm_sampling.log",
+    conda:
+        ENV
+    threads: 1
+    params:
+        entry="graphaudit.bench.graphlm_sampling:bench_graphlm_sampling",
+        bench=BENCH_CONFIG["graphlm_sampling"],
+    script:
+        RUN
+
+
 rule bench:
     input:
         rules.bench_nodeground_search.output,
@@ -226,3 +260,5 @@ rule bench:
         rules.bench_llm_occurrence.output,
         rules.bench_llm_scoring.output,
         rules.bench_nodeground_elo.output,
+        rules.bench_graphlm_training.output,
+        rules.bench_graphlm_sampling.output,

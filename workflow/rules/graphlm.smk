@@ -24,6 +24,7 @@ GRAPHLM_EVALUATIONS = [
     for dataset, generators in GRAPHLM_GENERATORS.items()
     for generator in generators
 ]
+GRAPHLM_MMDS = [path.replace("/evaluation/", "/mmd/") for path in GRAPHLM_EVALUATIONS]
 
 
 rule graphlm_corpus:
@@ -126,6 +127,22 @@ rule graphlm_evaluate:
     params:
         entry="graphaudit.graphlm.tasks:graphlm_evaluate",
         gspan=GRAPHLM_CONFIG["gspan"],
+    script:
+        RUN
+
+
+rule graphlm_mmd:
+    input:
+        generated="results/graphlm/{dataset}/generated/{generator}.dfs.txt",
+        sequences="results/graphlm/{dataset}/train.dfs.txt",
+    output:
+        mmd="results/graphlm/{dataset}/mmd/{generator}.json",
+    log:
+        "logs/graphlm/mmd_{dataset}_{generator}.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tasks:graphlm_mmd",
     script:
         RUN
 

@@ -91,6 +91,42 @@ class NodegroundSearchBench:
 
 
 @dataclass(frozen=True)
+class GraphlmTrainingBench:
+    """Our packed LM loop against transformers' Trainer: the corpus's dataset, the model preset, packed block
+    length, batch (blocks for ours, sequences for the padded peer), learning rate, optimizer steps, seed (data
+    order and initial weights) and timed repetitions."""
+
+    dataset: str
+    preset: str
+    block: int
+    batch: int
+    lr: float
+    steps: int
+    seed: int
+    repeats: int
+
+
+@dataclass(frozen=True)
+class GraphlmSamplingBench:
+    """Batched sampling against one generate call per sample: the corpus's dataset, the brief training of the
+    sampled model (preset, block, batch, lr, train_steps, train_seed), samples, samples per batch, the decoding
+    configuration, the decoding seed and timed repetitions."""
+
+    dataset: str
+    preset: str
+    block: int
+    batch: int
+    lr: float
+    train_steps: int
+    train_seed: int
+    samples: int
+    sample_batch: int
+    decoding: str
+    seed: int
+    repeats: int
+
+
+@dataclass(frozen=True)
 class BenchSettings:
     tu_reader: TuReaderBench
     graphlets: GraphletsBench
@@ -104,3 +140,5 @@ class BenchSettings:
     glad_training: GladTrainingBench
     nodeground_elo: NodegroundEloBench
     nodeground_search: NodegroundSearchBench
+    graphlm_training: GraphlmTrainingBench
+    graphlm_sampling: GraphlmSamplingBench

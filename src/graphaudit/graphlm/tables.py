@@ -17,6 +17,7 @@ from graphaudit.graphlm import lm as lm_lib
 from graphaudit.graphlm import metrics
 from graphaudit.graphlm.settings import LmSettings, ScaleSettings
 from graphaudit.graphlm.tasks import SENSITIVITY_COLUMNS, STRATA, read_json, sensitivity_row
+from graphaudit.graphs.mmd import STATISTICS
 from graphaudit.report.tables import write_table
 
 __all__ = [
@@ -46,10 +47,16 @@ __all__ = [
     "table5_frame",
     "table6",
     "table6_frame",
+    "table7",
+    "table7_frame",
+    "table8",
+    "table8_frame",
     "table9",
     "table9_frame",
     "table10",
     "table10_frame",
+    "table11",
+    "table11_frame",
     "table12",
     "table12_frame",
     "table13",
@@ -622,4 +629,92 @@ def scale(ctx: RuleContext) -> None:
         ),
         ctx.output["table"],
         title="Scale proxy: corpus-size sweep (labelled proxy for the PCQM4Mv2 study)",
+    )
+
+
+MMD_SCALE = 1e3  # Table 7 prints its MMDs x 10^3
+TABLE7_COLUMNS = ["dataset", "degree_x1e3", "clustering_x1e3", "orbit_x1e3", "spectral_x1e3", "n_generated"]
+TABLE8_COLUMNS = ["model", "degree_x1e3", "orbit_x1e3", "wl", "datasets"]
+TABLE11_COLUMNS = [
+    "dataset", "wl_mmd_dfs", "wl_mmd_dgmg", "coverage_dfs", "coverage_dgmg", "diversity_dfs", "diversity_dgmg",
+]  # fmt: skip
+
+
+def _model_label(generator: str) -> str:
+    """A generated set's row label in the cross-model tables: the models by serialization, the rest by name
+    (every training-free generator is a stand-in, labelled as one)."""
+    sample = lm_lib.parse_set_name(generator)
+    return f"LLM-{sample.serialization.upper()}" if sample else f"{generator} (training-free)"
+
+
+def table7_frame(mmds: list[dict], lm: LmSettings) -> pd.DataFrame:
+    """Table 7: the label-free whole-graph MMDs (x 10^3) of each dataset's main DFS sample set."""
+    main = lm_lib.main_set(lm, "dfs", lm.train_seeds[0]).name
+    rows = [
+        {
+            "dataset": m["dataset"],
+            **{f"{k}_x1e3": m[k] * MMD_SCALE for k in STATISTICS},
+            "n_generated": m["n_generated"],
+        }
+        for m in mmds
+        if m["generator"] == main
+    ]
+    return pd.DataFrame(rows, columns=TABLE7_COLUMNS)
+
+
+def table8_frame(mmds: list[dict], lm: LmSettings) -> pd.DataFrame:
+    """Table 8: degree and orbit MMD (x 10^3) and WL MMD per model, the mean over the datasets; the models' main
+    sets (first training seed) and the training-free generators."""
+    first = {lm_lib.main_set(lm, s, lm.train_seeds[0]).name for s in lm.serializations}
+    kept = [m for m in mmds if lm_lib.parse_set_name(m["generator"]) is None or m["generator"] in first]
+    frame = pd.DataFrame(
+        [
+            {"model": _model_label(m["generator"]), "degree": m["degree"], "orbit": m["orbit"], "wl": m["wl"]}
+            for m in kept
+        ],
+        columns=["model", "degree", "orbit", "wl"],
+    )
+    grouped = frame.groupby("model", sort=False)
+    out = grouped[["degree", "orbit", "wl"]].mean().reset_index()
+    out = out.assign(degree_x1e3=out["degree"] * MMD_SCALE, orbit_x1e3=out["orbit"] * MMD_SCALE)
+    return out.assign(datasets=grouped.size().to_numpy())[TABLE8_COLUMNS]
+
+
+def table11_frame(mmds: list[dict], lm: LmSettings) -> pd.DataFrame:
+    """Table 11: WL MMD, coverage and diversity of each dataset's main sample sets, by serialization."""
+    mains = {lm_lib.main_set(lm, s, lm.train_seeds[0]).name: s for s in lm.serializations}
+    rows: dict[str, dict] = {}
+    for m in mmds:
+        serialization = mains.get(m["generator"])
+        if serialization is not None:
+            row = rows.setdefault(m["dataset"], {"dataset": m["dataset"]})
+            row |= {f"wl_mmd_{serialization}": m["wl"], f"coverage_{serialization}": m["coverage"]}
+            row[f"diversity_{serialization}"] = m["diversity"]
+    return pd.DataFrame(list(rows.values()), columns=TABLE11_COLUMNS)
+
+
+def table7(ctx: RuleContext) -> None:
+    """Table 7 from the sets' MMD files."""
+    write_table(
+        table7_frame(_read_all(ctx, "mmds"), ctx.settings("lm", LmSettings)),
+        ctx.output["table"],
+        title="Table 7: whole-graph statistic MMD (DFS, both_default, x 10^3)",
+    )
+
+
+def table8(ctx: RuleContext) -> None:
+    """Table 8 from the sets' MMD files."""
+    write_table(
+        table8_frame(_read_all(ctx, "mmds"), ctx.settings("lm", LmSettings)),
+        ctx.output["table"],
+        title="Table 8: cross-model MMD, mean over the datasets",
+    )
+
+
+def table11(ctx: RuleContext) -> None:
+    """Table 11 from the sets' MMD files."""
+    write_table(
+        table11_frame(_read_all(ctx, "mmds"), ctx.settings("lm", LmSettings)),
+        ctx.output["table"],
+        title="Table 11: WL-kernel metrics by serialization",
     )
