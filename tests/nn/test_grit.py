@@ -1,6 +1,6 @@
 """GRIT (LiamMa/GRIT at 6c988ea, PATTERN config): the released parameter count module by module, forward shapes on
-a batch of hand graphs, a loss that reaches every parameter the output depends on, node-order equivariance and
-batch independence in eval mode, and seeded determinism."""
+a batch of hand graphs, a loss that reaches every parameter the output depends on (equivariance, batch
+independence and determinism: test_rrwp_models.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-from rrwp_toys import HAND, hand_batch, hand_graph, parameter_count, permuted, warmed
-from torch_geometric.data import Batch
+from rrwp_toys import HAND, hand_batch, parameter_count
 
 from graphaudit.nn.grit import GRIT, GRITConfig
 from graphaudit.nn.rrwp_common import weighted_cross_entropy
@@ -92,36 +91,3 @@ def test_the_weighted_loss_reaches_every_parameter_but_the_last_layers_unread_pa
     without = {name for name, p in model.named_parameters() if p.grad is None}
     assert without == {"layers.9.O_e.weight", "layers.9.O_e.bias", "layers.9.norm1_e.weight", "layers.9.norm1_e.bias"}
     assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
-
-
-@pytest.mark.parametrize("name", list(HAND))
-def test_relabelling_a_graphs_nodes_relabels_its_logits(name: str) -> None:
-    torch.manual_seed(1)
-    model = warmed(GRIT(), hand_batch("grit"))
-    graph = hand_graph(name, "grit")
-    order = torch.randperm(graph.num_nodes, generator=torch.Generator().manual_seed(2))
-    with torch.no_grad():
-        before, after = model(graph), model(permuted(graph, order, "grit"))
-    torch.testing.assert_close(after, before[order], rtol=1e-5, atol=1e-5)
-
-
-def test_a_graphs_logits_do_not_depend_on_the_graphs_batched_with_it() -> None:
-    torch.manual_seed(3)
-    model = warmed(GRIT(), hand_batch("grit"))
-    house, path, star = (hand_graph(name, "grit") for name in HAND)
-    with torch.no_grad():
-        alone = model(Batch.from_data_list([house]))
-        batched = model(Batch.from_data_list([path, house, star]))
-    torch.testing.assert_close(batched[path.num_nodes : path.num_nodes + house.num_nodes], alone, rtol=1e-5, atol=1e-6)
-
-
-def test_a_seed_fixes_the_initialisation_and_the_training_mode_output() -> None:
-    batch = hand_batch("grit")
-    outputs = []
-    for _ in range(2):
-        torch.manual_seed(7)
-        model = GRIT(GRITConfig(layers=2))
-        outputs.append((model.state_dict(), model.train()(batch)))
-    (first_state, first), (second_state, second) = outputs
-    assert all(torch.equal(first_state[k], second_state[k]) for k in first_state)
-    assert torch.equal(first, second)
