@@ -19,6 +19,7 @@ autocast (the paper trained in bf16); on the CPU it is ignored.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,8 @@ from graphaudit.nn.loop import Checkpoint, EpochEnd, resolve_device, run_epochs,
 from graphaudit.nn.packing import PackedStream, checkpoint_steps
 
 __all__ = ["LmRecords", "LmTrainConfig", "LmTrainResult", "snapshot_name", "train_language_model"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,19 @@ class LmTrainResult:
     device: str
 
 
+def _log_progress(record: dict[str, float], steps: int, wall_s: float) -> None:
+    """One line per snapshot: how far the run is, its loss, and its rate in tokens per second of wall time."""
+    log.info(
+        "checkpoint %d: step %d of %d, %d tokens, train loss %.4f, %.0f tokens/s",
+        record["checkpoint"],
+        record["step"],
+        steps,
+        record["tokens"],
+        record["train_loss"],
+        record["tokens"] / wall_s if wall_s > 0 else float("nan"),
+    )
+
+
 def snapshot_name(index: int) -> str:
     """The file name of snapshot ``index`` (1-based) of a run."""
     return f"checkpoint_{index:02d}.safetensors"
@@ -152,6 +168,7 @@ def train_language_model(
         with atomic_path(snapshot_root / snapshot_name(len(records.records) + 1)) as tmp:
             save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, str(tmp))
         records.close(step, step * config.batch * stream.block)
+        _log_progress(records.records[-1], config.steps, clock())
         return EpochEnd(checkpoint=True)
 
     end = run_epochs(
