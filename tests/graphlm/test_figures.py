@@ -15,3 +15,32 @@ def test_fig1_writes_png_and_svg_byte_stably(tmp_path) -> None:
     for suffix in (".png", ".svg"):
         first, second = (tmp_path / run / f"fig1{suffix}" for run in ("a", "b"))
         assert first.stat().st_size > 1000 and first.read_bytes() == second.read_bytes()
+
+
+def test_the_language_model_figures_draw_their_runs_and_say_when_there_are_none(tmp_path) -> None:
+    import json
+
+    import pandas as pd
+
+    from graphaudit.graphlm.figures import fig4, fig6, fig9
+
+    table20 = pd.DataFrame(
+        [
+            {"dataset": "M", "serialization": s, "seed": 42, "checkpoint": k, "step": 10 * k, "unique": 0.5,
+             "precision": 0.1 * k, "rho": 0.2 * k, "jsd": 0.1}
+            for s in ("dfs", "dgmg") for k in (1, 2, 3)
+        ]
+    )  # fmt: skip
+    table20.to_csv(tmp_path / "t20.csv", index=False)
+    table20.head(0).to_csv(tmp_path / "empty.csv", index=False)
+    supports = {"dataset": "M", "generator": "g", "patterns": {"a": [0.5, 0.4], "b": [0.2, 0.0], "c": [0.0, 0.3]}}
+    (tmp_path / "s.json").write_text(json.dumps(supports))
+    for name, entry, inputs in (
+        ("fig6", fig6, {"table20": str(tmp_path / "t20.csv")}),
+        ("fig9", fig9, {"table20": str(tmp_path / "t20.csv")}),
+        ("fig4", fig4, {"supports": [str(tmp_path / "s.json")]}),
+        ("fig6_empty", fig6, {"table20": str(tmp_path / "empty.csv")}),
+        ("fig4_empty", fig4, {"supports": []}),
+    ):
+        entry(RuleContext(input=inputs, output={"figure": str(tmp_path / f"{name}.png")}))
+        assert (tmp_path / f"{name}.png").stat().st_size > 1000 and (tmp_path / f"{name}.svg").exists()

@@ -180,3 +180,19 @@ def test_mmd_of_the_corpus_against_itself_is_zero_and_counts_unparsed_lines(tmp_
     mmd = json.loads((tmp_path / "m.json").read_text())
     assert mmd["n_invalid"] == 1 and mmd["n_generated"] == len(corpus_lines)
     assert all(abs(mmd[k]) < 1e-12 for k in ("degree", "clustering", "orbit", "spectral"))
+
+
+def test_supports_pair_every_pattern_of_either_side_with_zero_where_unmined(tmp_path, corpus_lines) -> None:
+    from graphaudit.graphlm import tasks
+
+    train = {"n": 4, "patterns": {"p": 4, "q": 2}}
+    (tmp_path / "patterns.json").write_text(json.dumps(train))
+    (tmp_path / "gen.txt").write_text(corpus_lines[0] + "\n")
+    gspan = {"sigma": 1.0, "upper": 2, "max_projection": None, "backend": "own"}
+    inputs = {"patterns": str(tmp_path / "patterns.json"), "generated": str(tmp_path / "gen.txt")}
+    out = {"supports": str(tmp_path / "s.json")}
+    tasks.graphlm_supports(_ctx(tmp_path, inputs, out, {"dataset": "A", "generator": "g"}, gspan=gspan))
+    supports = json.loads((tmp_path / "s.json").read_text())["patterns"]
+    assert supports["p"] == [1.0, 0.0] and supports["q"] == [0.5, 0.0]
+    gen_only = [v for k, v in supports.items() if k not in ("p", "q")]
+    assert gen_only and all(v == [0.0, 1.0] for v in gen_only)  # each edge pattern of the one generated graph

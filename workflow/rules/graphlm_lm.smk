@@ -21,6 +21,11 @@ GRAPHLM_SCALE_EVALUATIONS = [  # each subset's main sample set and its novel-onl
     for run in GRAPHLM_SCALE_RUNS
     for part in ("", "-novel")
 ]
+GRAPHLM_SUPPORTS = [  # Figure 4: the main DFS set of each dataset's first training seed
+    f"{GRAPHLM_OUT}/{run.dataset}/supports/{graphlm_lm.main_set(GRAPHLM_LM, 'dfs', run.seed).name}.json"
+    for run in GRAPHLM_RUNS
+    if run.serialization == "dfs" and run.seed == GRAPHLM_LM.train_seeds[0]
+]
 GRAPHLM_LM_RUN = "results/graphlm/{dataset}/lm/{serialization}/s{seed}"
 GRAPHLM_LM_SET = "lm-{serialization}-s{seed}-c{checkpoint}-{decoding}-d{dseed}"
 
@@ -219,6 +224,38 @@ for _name, _inputs in GRAPHLM_LM_TABLES.items():
             RUN
 
 
+rule graphlm_supports:
+    input:
+        generated="results/graphlm/{dataset}/generated/{generator}.dfs.txt",
+        patterns="results/graphlm/{dataset}/patterns.json",
+    output:
+        supports="results/graphlm/{dataset}/supports/{generator}.json",
+    log:
+        "logs/graphlm/supports_{dataset}_{generator}.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tasks:graphlm_supports",
+        gspan=GRAPHLM_CONFIG["gspan"],
+    script:
+        RUN
+
+
+rule fig4_graphlm:
+    input:
+        supports=GRAPHLM_SUPPORTS,
+    output:
+        figure=report_output(f"{GRAPHLM_OUT}/figures/fig4.png", "graphlm", "figures"),
+    log:
+        "logs/graphlm/figures/fig4.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.figures:fig4",
+    script:
+        RUN
+
+
 rule scale_graphlm:
     input:
         evaluations=GRAPHLM_SCALE_EVALUATIONS,
@@ -259,6 +296,7 @@ rule graphlm_models:
     input:
         [f"{GRAPHLM_OUT}/tables/{name}.csv" for name in GRAPHLM_LM_TABLES],
         rules.scale_graphlm.output,
+        rules.fig4_graphlm.output,
         [f"{GRAPHLM_OUT}/figures/{name}.png" for name in ("fig6", "fig9")],
 
 

@@ -1,9 +1,11 @@
 """Figure 1 (each evaluated generator's rho, JSD and missing mass against the bootstrap reference band) and the
-language models' checkpoint trajectories (Figures 6 and 9, from Table 20)."""
+language models' checkpoint trajectories (Figures 6 and 9, from Table 20) and per-pattern supports (Figure 4)."""
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import pandas as pd
 
@@ -113,5 +115,45 @@ def plot_fig9(table20: pd.DataFrame, png: str | os.PathLike[str]) -> None:
         axis.set_ylim(-0.05, 1.05)
         axis.set_title(f"{dataset} DFS (seed {seed})", fontsize="small")
     axes[0][0].legend(fontsize="small")
+    figure.tight_layout()
+    save_figure(figure, png)
+
+
+PLACEHOLDER = 1e-3  # Figure 4 places a support of 0 (the pattern not mined on that side) at 10^-3
+
+
+def fig4(ctx: RuleContext) -> None:
+    """Rule entry: Figure 4 from the main DFS sets' per-pattern supports (``input.supports``)."""
+    plot_fig4(
+        [json.loads(Path(p).read_text(encoding="utf-8")) for p in ctx.input_list("supports")], ctx.output["figure"]
+    )
+
+
+def plot_fig4(supports: list[dict], png: str | os.PathLike[str]) -> None:
+    """One log-log panel per dataset: training against generated support of every pattern, shared ones as dots,
+    train-only ones as x at s_gen = 10^-3, gen-only ones as + at s_tr = 10^-3, and y = x. Writes ``png`` and SVG."""
+    if not supports:
+        _empty(png, "DFS language-model runs")
+        return
+    plt = pyplot()
+    figure, axes = plt.subplots(1, len(supports), figsize=(3.6 * len(supports), 3.4), squeeze=False)
+    for axis, content in zip(axes[0], supports):
+        pairs = list(content["patterns"].values())
+        kinds = (
+            ("shared", "o", "tab:blue", [(a, b) for a, b in pairs if a > 0 and b > 0]),
+            ("train only", "x", "tab:orange", [(a, PLACEHOLDER) for a, b in pairs if b == 0]),
+            ("generated only", "+", "tab:green", [(PLACEHOLDER, b) for a, b in pairs if a == 0]),
+        )
+        for label, marker, colour, points in kinds:
+            if points:
+                xs, ys = zip(*points)
+                axis.scatter(xs, ys, marker=marker, s=10, color=colour, label=f"{label} ({len(points)})")
+        axis.plot([PLACEHOLDER, 1], [PLACEHOLDER, 1], linestyle="--", color="grey", linewidth=0.8)
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("training support")
+        axis.set_ylabel("generated support")
+        axis.set_title(content["dataset"], fontsize="small")
+        axis.legend(fontsize="x-small")
     figure.tight_layout()
     save_figure(figure, png)

@@ -181,6 +181,25 @@ def graphlm_evaluate(ctx: RuleContext) -> None:
     )
 
 
+def graphlm_supports(ctx: RuleContext) -> None:
+    """Figure 4's points: every pattern of the training or the generated set with its support on each side (0 where
+    it was not mined: the zero convention of spec 4.7)."""
+    train = read_json(ctx.input["patterns"])
+    generated, _ = corpus_lib.read_sequences([line for line in _lines(ctx.input["generated"]) if line.strip()])
+    gen = _mine(generated, ctx.settings("gspan", GspanSettings))
+    keys = sorted(set(train["patterns"]) | set(gen))
+    s_tr = metrics.supports(train["patterns"], train["n"], keys)
+    s_gen = metrics.supports(gen, len(generated), keys)
+    write_json(
+        ctx.output["supports"],
+        {
+            "dataset": ctx.wildcards["dataset"],
+            "generator": ctx.wildcards["generator"],
+            "patterns": {k: [float(a), float(b)] for k, a, b in zip(keys, s_tr, s_gen)},
+        },
+    )
+
+
 def graphlm_mmd(ctx: RuleContext) -> None:
     """Whole-graph MMDs and WL metrics of a generated set against the training corpus (Tables 7, 8, 11):
     :func:`graphaudit.graphs.mmd.mmd_table` with its GRAN defaults; the corpus is the graphs the models learn
