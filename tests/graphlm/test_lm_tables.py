@@ -213,3 +213,13 @@ def test_mmd_tables_read_the_main_sets_and_label_the_stand_ins() -> None:
     assert t8.loc["LLM-DGMG", "datasets"] == 1 and len(t8) == 3
     t11 = tables.table11_frame(mmds, LM).set_index("dataset")
     assert t11.loc["M", "wl_mmd_dgmg"] == 0.002 and math.isnan(t11.loc["P", "coverage_dgmg"])
+
+
+def test_table22_runs_the_training_free_generators_and_names_why_the_external_ones_do_not_run() -> None:
+    swap = {**evaluation("M", SampleSet("dfs", 42, 3, "both_default", 0), 0.1), "generator": "edge_swap"}
+    model = evaluation("M", SampleSet("dfs", 42, 3, "both_default", 0), 0.9)
+    table = tables.table22_frame([swap, model], [_mmd("M", "edge_swap", 0.02)], ("bootstrap", "edge_swap"))
+    assert list(table["model"]) == ["edge_swap", "DiGress", "GraphRNN", "DGMG-official"]
+    run = table.iloc[0]
+    assert (run["kind"], run["mem_rate"], run["wl"], run["not_run"]) == ("stand-in (training-free)", 0.1, 0.02, "")
+    assert table.iloc[1:]["not_run"].str.contains("another project's GPU code").all()

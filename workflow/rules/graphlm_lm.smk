@@ -224,6 +224,23 @@ for _name, _inputs in GRAPHLM_LM_TABLES.items():
             RUN
 
 
+rule table22_graphlm:
+    input:
+        evaluations=GRAPHLM_EVALUATIONS,
+        mmds=GRAPHLM_MMDS,
+    output:
+        table=report_output(f"{GRAPHLM_OUT}/tables/table22.csv", "graphlm", "tables"),
+    log:
+        "logs/graphlm/tables/table22.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.tables:table22",
+        generators=GRAPHLM_CONFIG["generators"],
+    script:
+        RUN
+
+
 rule graphlm_supports:
     input:
         generated="results/graphlm/{dataset}/generated/{generator}.dfs.txt",
@@ -296,6 +313,7 @@ rule graphlm_models:
     input:
         [f"{GRAPHLM_OUT}/tables/{name}.csv" for name in GRAPHLM_LM_TABLES],
         rules.scale_graphlm.output,
+        rules.table22_graphlm.output,
         rules.fig4_graphlm.output,
         [f"{GRAPHLM_OUT}/figures/{name}.png" for name in ("fig6", "fig9")],
 
