@@ -23,7 +23,8 @@ import yaml
 from graphaudit.common.atomic import write_json
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
-from graphaudit.glad import tables
+from graphaudit.glad import layout, tables, typed
+from graphaudit.glad import molswap as ms
 from graphaudit.glad.protocol import folds_to_json, tu_folds
 from graphaudit.glad.replay import SETTING_PROTOCOLS
 from graphaudit.report.tables import write_table
@@ -77,7 +78,8 @@ DEEP = (
     "table33",
     "table34",
 )
-TABLES = PART1 + DEEP
+TYPED = ("gx_sets", "typed_controls", "table12", "table13", "table14", "molswap_validation")
+TABLES = PART1 + DEEP + TYPED
 BOOTSTRAP_TABLES = ("leakage", "hp_gap", "kendall", "decisions", "table2", "table23", "table30", "table32")
 
 
@@ -241,6 +243,149 @@ def size_matched_rows(detector: str, dataset: str) -> pd.DataFrame:
     )
 
 
+# ---- part 4 inputs: typed-anomaly control rows, GX metadata, MolSwap checks -------------------------------
+
+TYPED_SEEDS = (0, 1)
+GX_CENTRES = {"T1a": (99.0, 50.0, 51.0), "T3a": (88.0, 49.0, 50.0), "T3b": (84.0, 50.0, 49.0)}
+"""(graphlet count + LW, size only, edge-label pair + LW) centre per GX type: T3b is made to miss 85."""
+
+
+def _candidate_centre(candidate: ms.Candidate) -> tuple[float, int]:
+    """(graphlet count + LW centre, yield) of a golden candidate, shaped like Table 13: C passes in both pools,
+    D from k = 2 on P0, F at k = 1; B on P56 falls below the yield floor; A at every k stays just under 85."""
+    if candidate.family == "C" or (candidate.family == "D" and candidate.pool == "P0" and candidate.k != 1):
+        return 92.0, 300
+    if candidate.family == "F" and candidate.k == 1:
+        return 95.0, 280
+    if candidate.family == "B" and candidate.pool == "P56":
+        return 90.0, 60
+    return (83.0 if candidate.family == "A" else 70.0), 250
+
+
+def gx_control_rows(seed: int) -> pd.DataFrame:
+    rng = rng_for("glad", "golden", "typed", "gx", seed)
+    rows = []
+    for name, centres in GX_CENTRES.items():
+        for control, centre in zip(typed.CONTROLS, (centres[1], centres[0], centres[2])):
+            rows.append(
+                {
+                    "generator": "GX",
+                    "set": name,
+                    "seed": seed,
+                    "variant": typed.SIZE_PRESERVING,
+                    "control": control,
+                    "auroc": _points(rng, 1, centre, 0.5)[0],
+                    "n_normals": 25,
+                    "n_scored": 25,
+                    "swaps": np.nan,
+                }
+            )
+    return pd.DataFrame(rows, columns=typed.CONTROL_COLUMNS)
+
+
+def molswap_control_rows(candidate: ms.Candidate) -> pd.DataFrame:
+    """Both variants and the parents on every golden seed; size only 55 kept, 70 changed; parents near 50."""
+    rng = rng_for("glad", "golden", "typed", "molswap", candidate.name)
+    graphlet, yields = _candidate_centre(candidate)
+    centres = {
+        typed.SIZE_PRESERVING: (55.0, graphlet, 60.0),
+        typed.SIZE_CHANGING: (70.0, graphlet + 2.0, 75.0),
+        typed.PARENTS: (55.0, 50.0, 52.0),
+    }
+    rows = []
+    for seed in TYPED_SEEDS:
+        for variant, values in centres.items():
+            scored = yields - 10 * seed
+            swaps = np.nan if variant == typed.PARENTS else (1.5 if candidate.k != 1 else 1.0)
+            for control, centre in zip(typed.CONTROLS, values):
+                rows.append(
+                    {
+                        "generator": "MolSwap",
+                        "set": candidate.name,
+                        "seed": seed,
+                        "variant": variant,
+                        "control": control,
+                        "auroc": _points(rng, 1, centre, 0.5)[0],
+                        "n_normals": 30,
+                        "n_scored": scored - (5 if variant == typed.SIZE_CHANGING else 0),
+                        "swaps": swaps,
+                    }
+                )
+    return pd.DataFrame(rows, columns=typed.CONTROL_COLUMNS)
+
+
+def gx_metadata(features: str, seed: int) -> dict:
+    """The part of a GX set's metadata the gx_sets table reads."""
+    columns = ["label=base", "label=star_centre", "label=star_leaf", "label=ring_motif"]
+    summary = {
+        part: {
+            "graphs": 25 if part != "train_normal" else 50,
+            "n_min": 70,
+            "n_max": 80,
+            "n_mean": 75.0 + seed,
+            "m_minus_n": [15],
+        }
+        for part in typed.GX_PARTS
+    }
+    return {
+        "features": features,
+        "seed": seed,
+        "feature_columns": columns + (["attribute_0", "attribute_1"] if features == "F2" else []),
+        "summary": summary,
+    }
+
+
+def validation_rows() -> pd.DataFrame:
+    """Checks of two types on two seeds: every check passes but one replayed edit of MS2 on seed 1."""
+    rows = []
+    for name, candidate in (("MS1", "C/k1/P0"), ("MS2", "D/k2/P0")):
+        for seed in TYPED_SEEDS:
+            failing = name == "MS2" and seed == 1
+            for check, subject, expected in (
+                ("replayed edit", name, "all"),
+                ("not isomorphic to a normal", name, "all"),
+                ("checker on another type", "MS2" if name == "MS1" else "MS1", "none"),
+            ):
+                tested = 20 + seed
+                accepted = tested - 1 if failing and check == "replayed edit" else (0 if expected == "none" else tested)
+                passed = accepted == tested if expected == "all" else accepted == 0
+                rows.append(
+                    {
+                        "group": "MS-v2",
+                        "type": name,
+                        "candidate": candidate,
+                        "check": check,
+                        "subject": subject,
+                        "seed": seed,
+                        "tested": tested,
+                        "accepted": accepted,
+                        "rejected": tested - accepted,
+                        "genuine": np.nan,
+                        "expected": expected,
+                        "passed": passed,
+                        "problem": "" if passed else "swap 1: the removed edge is not on a ring",
+                    }
+                )
+        rows.append(
+            {
+                "group": "MS-v2",
+                "type": name,
+                "candidate": candidate,
+                "check": "checker on random swaps",
+                "subject": "400 random swaps of normals",
+                "seed": "all",
+                "tested": 400,
+                "accepted": 1 if name == "MS2" else 0,
+                "rejected": 399 if name == "MS2" else 400,
+                "genuine": 1 if name == "MS2" else 0,
+                "expected": "genuine only",
+                "passed": True,
+                "problem": "",
+            }
+        )
+    return pd.DataFrame(rows, columns=typed.VALIDATION_COLUMNS)
+
+
 # ---- files -----------------------------------------------------------------------------------------------
 
 
@@ -268,6 +413,16 @@ def write_inputs(root: Path) -> None:
             _csv(protocol_rows(detector, dataset), folder / "protocols.csv")
             _csv(null_rows(detector, dataset), folder / "null.csv")
             _csv(size_matched_rows(detector, dataset), folder / "size_matched.csv")
+    typed_root = root / "typed"
+    for seed in TYPED_SEEDS:
+        _csv(gx_control_rows(seed), typed_root / "controls" / "gx" / f"seed{seed}.csv")
+        for features in ("F2", "F1"):
+            write_json(typed_root / "gx" / features / f"seed{seed}" / "metadata.json", gx_metadata(features, seed))
+    for candidate in typed.molswap_sets():
+        _csv(
+            molswap_control_rows(candidate), root / layout.molswap_controls([candidate])[0].replace("results/glad/", "")
+        )
+    _csv(validation_rows(), typed_root / "molswap" / "validation.csv")
 
 
 def _files(root: Path, pattern: str, datasets: tuple[str, ...] = DATASETS) -> list[str]:
@@ -303,11 +458,29 @@ def table_contexts(inputs: Path, out: Path) -> dict[str, RuleContext]:
     deep.update({f"table{n}": extra for n in (2, 23, 24, 25, 26, 27)})
     deep["perm_null"] = {**protocols, "null": _replays(inputs, "null")}
     deep["size_matched"] = {"size_matched": _replays(inputs, "size_matched")}
+    typed_root = inputs / "typed"
+    gx_controls = [str(typed_root / "controls" / "gx" / f"seed{seed}.csv") for seed in TYPED_SEEDS]
+
+    def controls(candidates) -> list[str]:
+        return [str(inputs / path.replace("results/glad/", "")) for path in layout.molswap_controls(candidates)]
+
+    part4 = {
+        "gx_sets": {
+            "metadata": [
+                str(typed_root / "gx" / f / f"seed{s}" / "metadata.json") for f in ("F2", "F1") for s in TYPED_SEEDS
+            ]
+        },
+        "typed_controls": {"gx": gx_controls, "molswap": controls(typed.molswap_sets())},
+        "table12": {"controls": controls(ms.V1_TYPES.values())},
+        "table13": {"controls": controls(ms.CANDIDATES)},
+        "table14": {"gx": gx_controls, "molswap": controls(ms.FINAL_TYPES.values())},
+        "molswap_validation": {"checks": str(typed_root / "molswap" / "validation.csv")},
+    }
     params = {name: {"bootstrap": BOOTSTRAP} for name in BOOTSTRAP_TABLES}
     params["size_matched"] = {"min_retained": MIN_RETAINED}
     return {
         name: RuleContext(input=named, output={"table": str(out / f"{name}.csv")}, params=params.get(name, {}))
-        for name, named in {**part1, **deep}.items()
+        for name, named in {**part1, **deep, **part4}.items()
     }
 
 

@@ -1,5 +1,6 @@
 # glad study, part 2: deep detectors recorded at every evaluation point, the selection replay, its tables and
-# figures. Reads GLAD, GLAD_CONFIG and part 1's tables from glad.smk (the root Snakefile includes that first).
+# figures. Reads GLAD, GLAD_CONFIG and part 1's tables from glad.smk (the root Snakefile includes that first); the
+# study target `glad` is in glad_typed.smk, the last glad rule file.
 import graphaudit.glad.layout as glad_layout
 from graphaudit.common.settings import config_slice
 from graphaudit.common.workflow import gpus_for
@@ -468,13 +469,3 @@ rule glad_detectors:
         rules.fig3_glad.output,
         rules.fig4_glad.output,
         rules.fig5_glad.output,
-
-
-# the study's target (here: it names the rules of both files): part 1, and part 2 when deep runs are asked for
-rule glad:
-    input:
-        rules.glad_baselines.input,
-        rules.glad_detectors.input if GLAD.deep.enabled else [],
-
-
-STUDY_TARGETS["glad"] = list(rules.glad.input)

@@ -1,5 +1,5 @@
 """Where the glad study's files are, and which of them a config asks for: the input functions and file lists
-of ``workflow/rules/glad.smk`` and ``glad_deep.smk`` (rule files hold rules only)."""
+of ``workflow/rules/glad.smk``, ``glad_deep.smk`` and ``glad_typed.smk`` (rule files hold rules only)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,13 @@ from graphaudit.glad.settings import GladSettings, check_detectors
 from graphaudit.nn.ubgold.loader import CODE_NAME as UBGOLD_CODE
 
 CODE_ROOT = "data/code"
+GX_SET = "data/generated/glad/gx/{features}/seed{seed}"
+MOLSWAP = "data/generated/glad/molswap"
+MOLSWAP_SET = f"{MOLSWAP}/{{pool}}/{{family}}_k{{k}}/seed{{seed}}"
+TYPED = "results/glad/typed"
+GX_CONTROLS = f"{TYPED}/controls/gx/seed{{seed}}.csv"
+MOLSWAP_CONTROLS = f"{TYPED}/controls/molswap/{{pool}}/{{family}}_k{{k}}.csv"
+MOLSWAP_FILES = ("anomalies.npz", "size_changing.npz", "records.json")
 UBGOLD_SOURCE = f"{CODE_ROOT}/{UBGOLD_CODE}/SOURCE.json"
 RECORDS = "results/glad/records/{backend}/{detector}/{dataset}/{setting}/fold{fold}"
 REPLAY = "results/glad/replay/{detector}/{dataset}/{name}.csv"
@@ -83,3 +90,52 @@ class DeepRuns:
     def ubgold_code(self, wildcards: Any) -> dict[str, str]:
         """UB-GOLD's verified tree as input ``code`` where the configured backend may run it (the bench's peer)."""
         return {"code": UBGOLD_SOURCE} if self.uses_ubgold else {}
+
+
+# ---- typed anomalies (part 4) --------------------------------------------------------------------------------
+def gx_sizes(glad: Mapping[str, Any]) -> dict[str, Any]:
+    """The GX sizes (fields of :class:`graphaudit.glad.gx.GXSizes`) of the ``glad`` config section: the graphs per
+    part of ``typed.gx`` and the protocol's hold-out share."""
+    gx = glad["typed"]["gx"]
+    return {
+        "train_normals": gx["train_normals"],
+        "holdout_share": glad["protocol"]["holdout_share"],
+        "test_normals": gx["test_normals"],
+        "anomalies_per_type": gx["anomalies_per_type"],
+    }
+
+
+def gx_set_file(features: str, name: str) -> str:
+    """A GX set's file ``name`` in one feature variant, its ``{seed}`` left for Snakemake."""
+    return f"{GX_SET.replace('{features}', features)}/{name}"
+
+
+def per_seed(pattern: str, seeds: Iterable[int]) -> list[str]:
+    """``pattern`` with its ``{seed}`` filled by each seed, its other wildcards left for Snakemake."""
+    return [pattern.replace("{seed}", str(seed)) for seed in seeds]
+
+
+def candidate_wildcards(candidate: Any) -> dict[str, str]:
+    """The path wildcards of a MolSwap candidate (:class:`graphaudit.glad.molswap.Candidate`)."""
+    return {"pool": candidate.pool, "family": candidate.family, "k": str(candidate.k)}
+
+
+def molswap_set_files(candidate: Any, seeds: Iterable[int], name: str) -> list[str]:
+    """One saved file (:data:`MOLSWAP_FILES`) of a candidate's set on every seed."""
+    folder = MOLSWAP_SET.replace("{seed}", "{seed_}").format(**candidate_wildcards(candidate), seed_="{seed}")
+    return [f"{path}/{name}" for path in per_seed(folder, seeds)]
+
+
+def molswap_controls(candidates: Iterable[Any]) -> list[str]:
+    """The control rows of each candidate's set."""
+    return [MOLSWAP_CONTROLS.format(**candidate_wildcards(c)) for c in candidates]
+
+
+def molswap_validation_inputs(types: Iterable[tuple[str, str, Any]], seeds: Iterable[int]) -> dict[str, list[str]]:
+    """The saved files the validation reads: per (group, type, candidate) of ``types`` and per seed (seeds
+    varying fastest), the anomalies, size-changing variants and records."""
+    seeds, types = list(seeds), list(types)
+    return {
+        name.split(".")[0]: [path for _, _, c in types for path in molswap_set_files(c, seeds, name)]
+        for name in MOLSWAP_FILES
+    }

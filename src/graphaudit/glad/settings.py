@@ -132,6 +132,38 @@ class DeepSettings:
 
 
 @dataclass(frozen=True)
+class GXSettings:
+    """The GX typed-anomaly sets (``glad.typed.gx``): seeds, feature variants and graphs per part."""
+
+    seeds: tuple[int, ...]
+    features: tuple[Literal["F2", "F1"], ...]
+    train_normals: int
+    test_normals: int
+    anomalies_per_type: int
+
+    @property
+    def control_features(self) -> str:
+        """The variant the controls read: the first listed (structure and labels are the same in both)."""
+        return self.features[0]
+
+
+@dataclass(frozen=True)
+class MolSwapSettings:
+    """MolSwap v1 and MS-v2 on NCI1 (``glad.typed.molswap``)."""
+
+    enabled: bool
+    seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TypedSettings:
+    """The typed anomalies (``glad.typed``, part 4)."""
+
+    gx: GXSettings
+    molswap: MolSwapSettings
+
+
+@dataclass(frozen=True)
 class GladSettings:
     """The ``glad`` config section."""
 
@@ -146,6 +178,7 @@ class GladSettings:
     kernels: KernelSettings
     published_kernels: str
     deep: DeepSettings
+    typed: TypedSettings
 
     def __post_init__(self) -> None:
         """The cross-key checks of the section, so a mistake stops the parse instead of a job minutes later."""

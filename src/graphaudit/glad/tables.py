@@ -4,9 +4,11 @@
 Each reads tidy intermediate files written by upstream rules: part 1 the per-dataset rows (``audits/``,
 ``references/``, ``kernels/``, ``pairing/``, ``folds/``), the deep tables the per-fold replays of every detector
 and dataset (``replay/{detector}/{dataset}/{protocols,null,size_matched}.csv``) and part 1's reference and
-kernel tables. The assembly is :mod:`graphaudit.glad.baselines` (part 1) and
-:mod:`graphaudit.glad.leaderboard` (the deep detectors). Only the tables with bootstrap intervals read
-``params.bootstrap``, so a change of it reruns those alone.
+kernel tables, the typed tables (part 4) the control rows of every GX seed and MolSwap set (``typed/controls/``),
+the GX sets' metadata and the MolSwap validation checks. The assembly is :mod:`graphaudit.glad.baselines`
+(part 1), :mod:`graphaudit.glad.leaderboard` (the deep detectors) and :mod:`graphaudit.glad.typed` (typed
+anomalies). Only the tables with bootstrap intervals read ``params.bootstrap``, so a change of it reruns those
+alone.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import yaml
 
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.glad import baselines
+from graphaudit.glad import baselines, typed
 from graphaudit.glad import leaderboard as lb
 from graphaudit.glad.datasets import SECONDARY, UB9
 from graphaudit.glad.protocol import Fold, read_folds
@@ -266,3 +268,49 @@ def table33(ctx: RuleContext) -> None:
 def table34(ctx: RuleContext) -> None:
     """Table 34: Friedman p per protocol, the smallest pairwise p and the Holm rejections."""
     _write(ctx, lb.significance_table(*lb.friedman_tables(_analysis(ctx))), "Table 34: significance tests")
+
+
+# ---- part 4: typed anomalies -----------------------------------------------------------------------------
+
+
+def _controls(ctx: RuleContext, name: str) -> pd.DataFrame:
+    """The control rows of input ``name`` (every file; none: an empty frame with the control columns)."""
+    frame = read_tables(ctx.input_list(name) if name in ctx.input else [])
+    return frame if len(frame) else pd.DataFrame(columns=typed.CONTROL_COLUMNS)
+
+
+def gx_sets(ctx: RuleContext) -> None:
+    """The saved GX sets per feature variant, seed and part: graphs, node counts, m - n (input ``metadata``)."""
+    metadata = [json.loads(Path(p).read_text(encoding="utf-8")) for p in ctx.input_list("metadata")]
+    _write(ctx, typed.gx_sets_table(metadata), "GX sets: graphs and sizes per feature variant, seed and part")
+
+
+def typed_controls(ctx: RuleContext) -> None:
+    """Every control AUROC per seed of the GX types and MolSwap sets (inputs ``gx``, ``molswap``)."""
+    frames = [f for f in (_controls(ctx, "gx"), _controls(ctx, "molswap")) if len(f)]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=typed.CONTROL_COLUMNS)
+    _write(ctx, frame, "Typed-anomaly controls per seed (size only, graphlet count + LW, edge-label pair + LW)")
+
+
+def table12(ctx: RuleContext) -> None:
+    """Table 12: MolSwap v1's controls and computed verdicts (input ``controls``: the v1 types' control rows)."""
+    _write(ctx, typed.v1_table(_controls(ctx, "controls")), "Table 12: MolSwap v1 controls (retired)")
+
+
+def table13(ctx: RuleContext) -> None:
+    """Table 13: the 26 MS-v2 candidates' controls, pass labels and the fixed selection rule's choice (input
+    ``controls``: the candidates' control rows)."""
+    _write(ctx, typed.design_table(_controls(ctx, "controls")), "Table 13: the 26 MS-v2 design candidates")
+
+
+def table14(ctx: RuleContext) -> None:
+    """Table 14: the final types' controls and computed validity (inputs ``gx``: the GX seeds' control rows,
+    ``molswap``: the MS-v2 final types' rows, absent when MolSwap is off)."""
+    frame = typed.validity_table(_controls(ctx, "gx"), _controls(ctx, "molswap"))
+    _write(ctx, frame, "Table 14: control results for the final typed types")
+
+
+def molswap_validation(ctx: RuleContext) -> None:
+    """The MolSwap validation on the saved files, summed over seeds (input ``checks``)."""
+    frame = typed.validation_table(pd.read_csv(ctx.input["checks"], keep_default_na=False, na_values=[""]))
+    _write(ctx, frame, "MolSwap validation: replayed edits, variants, isomorphism and negative controls")

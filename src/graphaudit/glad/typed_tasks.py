@@ -1,0 +1,189 @@
+"""Rule entry points of the glad study's typed anomalies (part 4; called through :mod:`graphaudit.common.rule`):
+the GX sets and their controls, the MolSwap pool, sets, controls and validation. The logic is
+:mod:`graphaudit.glad.typed` (controls, verdicts, validation), :mod:`graphaudit.glad.gx` and
+:mod:`graphaudit.glad.molswap`; the tables are :mod:`graphaudit.glad.tables` (Tables 12-14).
+
+Files (``graphaudit.glad.layout``):
+
+- ``data/generated/glad/gx/{features}/seed{seed}/``: ``graphs.npz`` (every part of the seed in one GraphSet:
+  training normals, test normals, then T1a, T3a, T3b; ``graph_labels`` 0 normal, 1-3 the type), ``metadata.json``
+  (the generator's choices, the parts' graph ids and size summary) and ``folds.json`` (one fold per type in the
+  format of ``results/glad/folds/``, ``types`` naming them in order);
+- ``data/generated/glad/molswap/pool.json``: the connected-normal pool, P56, every seed's split, the support;
+- ``data/generated/glad/molswap/{pool}/{family}_k{k}/seed{seed}/``: ``anomalies.npz`` (size-preserving),
+  ``size_changing.npz`` and ``records.json`` (row i of the records is graph i of both GraphSets' order: each
+  anomaly's parent and swaps, each variant's parent, donor and link, the rejection counts);
+- ``results/glad/typed/controls/{gx/seed{seed},molswap/{pool}/{family}_k{k}}.csv``: the control rows
+  (:data:`graphaudit.glad.typed.CONTROL_COLUMNS`); ``results/glad/typed/molswap/validation.csv``: the checks.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from graphaudit.common.atomic import write_json
+from graphaudit.common.rule import RuleContext
+from graphaudit.common.seeds import rng_for
+from graphaudit.data.graphset import GraphSet
+from graphaudit.glad import gx, typed
+from graphaudit.glad import molswap as ms
+from graphaudit.glad.protocol import folds_from_json, folds_to_json
+from graphaudit.report.tables import write_table
+
+log = logging.getLogger(__name__)
+
+RANDOM_SWAP_SEED = ("glad", ms.DATASET, "molswap", "random-swaps")
+"""Seed parts of the negative control's random swaps."""
+
+
+def _json(path: str) -> Any:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str], path: str) -> None:
+    write_table(pd.DataFrame(rows, columns=columns), path)
+
+
+# ---- GX ------------------------------------------------------------------------------------------------------
+def gx_set(ctx: RuleContext) -> None:
+    """One GX seed in one feature variant (wildcards ``features``, ``seed``; params ``sizes``): the graphs, the
+    metadata with the parts' ids and size summary, and one fold per type."""
+    seed, features = int(ctx.wildcards["seed"]), ctx.wildcards["features"]
+    sizes = ctx.settings("sizes", gx.GXSizes)
+    split = gx.gx_split(seed, features, sizes)
+    parts = {
+        "train_normal": split.train_normal,
+        "holdout": split.holdout,
+        "fit": split.fit,
+        "test_normal": split.test_normal,
+        **split.anomalies,
+    }
+    metadata = {
+        **split.metadata,
+        "ids": {part: ids.tolist() for part, ids in parts.items()},
+        "summary": typed.part_summary(split.graphs, {p: parts[p] for p in typed.GX_PARTS}),
+    }
+    folds = [gx.type_fold(split, t) for t in gx.ANOMALY_TYPES]
+    content = folds_to_json(split.graphs.name, "typed", folds, metadata["sizes"])
+    content["types"] = list(gx.ANOMALY_TYPES)
+    split.graphs.save(ctx.output["graphs"])
+    write_json(ctx.output["metadata"], metadata)
+    write_json(ctx.output["folds"], content)
+    log.info("GX %s seed %d: %d graphs", features, seed, split.graphs.num_graphs)
+
+
+def gx_controls(ctx: RuleContext) -> None:
+    """The controls of one GX seed (wildcard ``seed``; inputs ``graphs``, ``folds``; params ``max_k``): each type's
+    anomalies against the test normals, fitted on every training normal."""
+    seed = int(ctx.wildcards["seed"])
+    graphs, content = GraphSet.load(ctx.input["graphs"]), _json(ctx.input["folds"])
+    features = typed.control_features(graphs, ctx.params["max_k"])
+    scores = typed.control_scores(features, content["folds"][0]["train_normal"])  # every training normal
+    rows = []
+    for name, fold in zip(content["types"], folds_from_json(content)):
+        labels = np.asarray(fold.test_labels)
+        test = np.asarray(fold.test)
+        keys = {"generator": typed.GX, "set": name, "seed": seed}
+        rows += typed.control_rows(scores, test[labels == 0], {typed.SIZE_PRESERVING: test[labels == 1]}, keys)
+    _table(rows, typed.CONTROL_COLUMNS, ctx.output["controls"])
+
+
+# ---- MolSwap -------------------------------------------------------------------------------------------------
+def _molswap_data(ctx: RuleContext) -> ms.MolSwapData:
+    """The MolSwap data of NCI1 (input ``graphset``), checked against the saved pool (input ``pool``) if given."""
+    data = ms.molswap_data(GraphSet.load(ctx.input["graphset"]))
+    if "pool" in ctx.input:
+        typed.check_pool(_json(ctx.input["pool"]), data)
+    return data
+
+
+def _candidate(ctx: RuleContext) -> ms.Candidate:
+    return typed.candidate_of(ctx.wildcards["family"], ctx.wildcards["k"], ctx.wildcards["pool"])
+
+
+def molswap_pool(ctx: RuleContext) -> None:
+    """``pool.json``: the connected-normal pool of NCI1 (input ``graphset``), P56, each seed's split (params
+    ``seeds``), the (label, degree) support and the small-ring shares."""
+    data = _molswap_data(ctx)
+    record = typed.pool_record(data, ctx.params["seeds"])
+    log.info("pool: %d kept, %d excluded, P56 %d", record["kept"], record["excluded"], len(record["pools"]["P56"]))
+    write_json(ctx.output["pool"], record)
+
+
+def molswap_set(ctx: RuleContext) -> None:
+    """One candidate's anomalies on every seed (wildcards ``pool``, ``family``, ``k``; params ``seeds``): outputs
+    ``anomalies``, ``size_changing`` and ``records``, one path per seed in the params' order."""
+    data, candidate = _molswap_data(ctx), _candidate(ctx)
+    outputs = zip(ctx.output_list("anomalies"), ctx.output_list("size_changing"), ctx.output_list("records"))
+    for seed, (anomalies, size_changing, records) in zip(ctx.params["seeds"], outputs, strict=True):
+        made = ms.generate(data, candidate, seed)
+        name = f"{candidate.name}/seed{seed}"
+        ms.molecules_graphset(name, [a.graph for a in made.anomalies]).save(anomalies)
+        ms.molecules_graphset(f"{name}/size-changing", [v.graph for v in made.size_changing]).save(size_changing)
+        write_json(records, typed.set_records(made))
+        log.info(
+            "%s seed %d: %d anomalies, %d size-changing, rejected %s",
+            candidate.name,
+            seed,
+            len(made.anomalies),
+            len(made.size_changing),
+            dict(made.rejected),
+        )
+
+
+def molswap_controls(ctx: RuleContext) -> None:
+    """The controls of one candidate's saved set on every seed (inputs ``graphset``, ``pool``, ``anomalies``,
+    ``size_changing``, ``records`` per seed; params ``seeds``, ``max_k``): the size-preserving anomalies, the
+    size-changing variants and the anomalies' parents (null edit) against the seed's test normals, fitted on its
+    training normals."""
+    data, candidate = _molswap_data(ctx), _candidate(ctx)
+    splits = _json(ctx.input["pool"])["splits"][candidate.pool]
+    files = zip(ctx.input_list("anomalies"), ctx.input_list("size_changing"), ctx.input_list("records"))
+    rows = []
+    for seed, (anomalies, size_changing, records) in zip(ctx.params["seeds"], files, strict=True):
+        saved = (GraphSet.load(anomalies), GraphSet.load(size_changing), _json(records))
+        rows += typed.molswap_control_rows(data, candidate.name, seed, splits[str(seed)], *saved, ctx.params["max_k"])
+    _table(rows, typed.CONTROL_COLUMNS, ctx.output["controls"])
+
+
+def validate_molswap(ctx: RuleContext) -> None:
+    """The detector-free validation of the saved MolSwap files (spec 4.15, paper D.5): per type of params
+    ``types`` (``[group, type, candidate name]``) and seed of params ``seeds``, the independent checker replays
+    every recorded edit on the saved graph, checks the size-changing variants and isomorphism to the normals; as
+    negative controls, each type's checker on the other types of its group and on random swaps of normals."""
+    data = _molswap_data(ctx)
+    pool = _json(ctx.input["pool"])
+    seeds, types = list(ctx.params["seeds"]), [tuple(t) for t in ctx.params["types"]]
+    files = zip(ctx.input_list("anomalies"), ctx.input_list("size_changing"), ctx.input_list("records"), strict=True)
+    keys = [(group, name, candidate, seed) for group, name, candidate in types for seed in seeds]
+    saved = []
+    for (group, name, candidate_name, seed), (anomalies, changed, records) in zip(keys, files, strict=True):
+        candidate = typed.candidate_named(candidate_name)
+        saved.append(
+            typed.SavedSet(
+                group=group,
+                name=name,
+                candidate=candidate,
+                seed=seed,
+                anomalies=typed.molecules_of(GraphSet.load(anomalies)),
+                size_changing=typed.molecules_of(GraphSet.load(changed)),
+                records=_json(records),
+            )
+        )
+    rows = []
+    for item in saved:
+        rows += typed.saved_set_rows(item, data, pool["splits"][item.candidate.pool][str(item.seed)])
+        others = [o for o in saved if o.group == item.group and o.seed == item.seed and o.name != item.name]
+        rows += typed.cross_rows(item, others, data)
+    for group in dict.fromkeys(g for g, _, _ in types):
+        members = {name: typed.candidate_named(c) for g, name, c in types if g == group}
+        rows += typed.random_swap_rows(group, members, data, rng_for(*RANDOM_SWAP_SEED))
+    failing = [r for r in rows if not r["passed"]]
+    log.info("validation: %d checks, %d not passed", len(rows), len(failing))
+    _table(rows, typed.VALIDATION_COLUMNS, ctx.output["checks"])
