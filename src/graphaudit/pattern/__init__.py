@@ -4,7 +4,9 @@ Minesweeper.
 One subpackage per benchmark: :mod:`~graphaudit.pattern.planted` (PATTERN: generator, pattern library,
 pattern-blind predictor, likelihood matcher, scores), :mod:`~graphaudit.pattern.cluster` (CLUSTER: generator,
 Gibbs sampler with block swaps) and :mod:`~graphaudit.pattern.minesweeper` (board, belief propagation, strip
-sampler). What two of them share sits at the top: :mod:`~graphaudit.pattern.blocks` (the block-model kernels),
+sampler); :mod:`~graphaudit.pattern.neural` retrains CKGConv and GRIT on the PATTERN sets (RRWP cache, training
+jobs on :mod:`graphaudit.nn.pattern_trainer`, per-node predictions). What two of them share sits at the top:
+:mod:`~graphaudit.pattern.blocks` (the block-model kernels),
 :mod:`~graphaudit.pattern.dense` (the dense graph store), :mod:`~graphaudit.pattern.release` (the
 benchmarking-gnns releases), :mod:`~graphaudit.pattern.shards` and :mod:`~graphaudit.pattern.tidy` (job
 files), :mod:`~graphaudit.pattern.settings` (the config section). Every table and figure is one function of

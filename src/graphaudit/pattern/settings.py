@@ -27,6 +27,11 @@ __all__ = [
     "HostFit",
     "MatcherSettings",
     "MinesweeperSettings",
+    "NeuralResources",
+    "NeuralRun",
+    "NeuralScale",
+    "NeuralSettings",
+    "NeuralShards",
     "PatternSettings",
     "PerPattern",
     "Selection",
@@ -38,6 +43,8 @@ __all__ = [
 ]
 
 SetName = Literal["test", "val", "fresh", "familiar"]
+NeuralModel = Literal["ckgconv", "grit"]
+NeuralProtocol = Literal["released"]
 ClusterVariant = Literal["final", "no_factor", "factor_short"]
 
 
@@ -194,6 +201,59 @@ class MinesweeperSettings:
 
 
 @dataclass(frozen=True)
+class NeuralScale:
+    """Recipe values a scale replaces for one model (``None``: the released recipe's): widths and depth, RRWP
+    steps, epochs, the warm-up (of the schedule and the checkpoint rule alike), batch, base rate."""
+
+    hidden: int | None = None
+    layers: int | None = None
+    heads: int | None = None
+    rrwp_steps: int | None = None
+    max_epochs: int | None = None
+    warmup_epochs: int | None = None
+    batch_size: int | None = None
+    lr: float | None = None
+
+
+@dataclass(frozen=True)
+class NeuralResources:
+    """Scheduler resources of one training job (runtime in minutes)."""
+
+    mem_mb: int
+    runtime: int
+
+
+@dataclass(frozen=True)
+class NeuralShards:
+    """Which official-like training graphs the neural runs use, and the RRWP cache's graphs per file."""
+
+    train_graphs: int | None
+    rrwp_shard_size: int
+
+
+@dataclass(frozen=True)
+class NeuralRun(NeuralShards):
+    """What a training job reads besides its model's recipe: the graphs, device and checkpoint interval."""
+
+    device: str
+    checkpoint_every_s: float
+
+
+@dataclass(frozen=True)
+class NeuralSettings(NeuralRun):
+    """``pattern.neural``: CKGConv and GRIT retrained on the PATTERN sets (Section 4, Appendix D)."""
+
+    recipes: str
+    models: tuple[NeuralModel, ...]
+    protocols: tuple[NeuralProtocol, ...]
+    seeds: tuple[int, ...]
+    overrides: dict[NeuralModel, NeuralScale | None]
+    micro_batches: dict[NeuralModel, int]
+    threads: int
+    resources: NeuralResources
+
+
+@dataclass(frozen=True)
 class PatternSettings:
     """The whole ``pattern`` section."""
 
@@ -213,6 +273,7 @@ class PatternSettings:
     bootstrap: BootstrapSettings
     batch: int
     published: str
+    neural: NeuralSettings
 
 
 def load_published(path: str) -> dict[str, list[dict[str, Any]]]:

@@ -1,0 +1,435 @@
+"""Part 3 of the pattern study: CKGConv and GRIT retrained on the PATTERN sets (Section 4, Appendix D), rule entries
+and what they share (called through :mod:`graphaudit.common.rule`).
+
+``pattern_neural_rrwp`` computes one model's RRWP encoding (:func:`graphaudit.nn.rrwp.rrwp`, graph by graph: the
+values a loader's transform would attach, bit for bit) of one shard of one graph set and caches it
+(:func:`write_rrwp_cache`). ``pattern_neural_train`` trains one model under one protocol and seed with its
+released recipe (``config/pattern/neural.yaml``; :func:`neural_recipe` applies a scale's overrides) on the shared
+loop (:func:`graphaudit.nn.pattern_trainer.train_pattern_model`) and writes, in its run folder:
+
+* ``records.jsonl``: one record per epoch (train / val / every scored set's loss and accuracy-SBM, learning rate),
+  with the run's model, protocol, seed, run hash, device and versions;
+* ``predictions_<set>.npz`` for ``val`` and every scored set, in the format of the pattern-blind predictors'
+  shard files (:func:`graphaudit.pattern.shards.write_shard`: ``graph``, ``node_ptr``, one per-node field per
+  checkpoint rule, ``prob_<rule>``, the pattern-class probability of every node at the epoch the rule picks), so
+  the same readers and scores apply (:func:`neural_labels`: ``p > 0.5``, as the released logger thresholds);
+* ``run.json``: the recipe as run, parameter count, each rule's epoch and the records at it, wall time.
+
+Protocols: ``released`` trains on the official-like training graphs and validates on the official-like
+validation graphs (both the first copies of every pattern when a scale takes fewer than all).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from torch import nn
+from torch_geometric.data import Data
+
+from graphaudit.common.atomic import write_json, write_npz
+from graphaudit.common.integrity import read_npz
+from graphaudit.common.records import environment_versions, write_records
+from graphaudit.common.rule import RuleContext
+from graphaudit.common.seeds import stable_seed
+from graphaudit.nn.ckgconv import CKGConv, CKGConvConfig
+from graphaudit.nn.grit import GRIT, GRITConfig
+from graphaudit.nn.pattern_trainer import PatternTrainConfig, Schedule, pattern_run_hash, train_pattern_model
+from graphaudit.nn.rrwp import Rrwp, channel_counts, rrwp
+from graphaudit.nn.rrwp_common import attach_rrwp
+from graphaudit.pattern.dense import DenseGraphs
+from graphaudit.pattern.planted.blind import threshold_predictions
+from graphaudit.pattern.planted.scoring import evaluated_graphs
+from graphaudit.pattern.settings import NeuralRun, NeuralScale, NeuralSettings, NeuralShards, Selection
+from graphaudit.pattern.shards import read_shards, shard_count, shard_of, shard_paths, write_shard
+
+__all__ = [
+    "NEURAL_SETS",
+    "NeuralRecipe",
+    "RrwpPlan",
+    "edge_index_of",
+    "evaluated_sets",
+    "graph_data",
+    "load_recipes",
+    "n_rrwp_shards",
+    "neural_graphs",
+    "neural_labels",
+    "neural_recipe",
+    "pattern_neural_rrwp",
+    "pattern_neural_train",
+    "read_rrwp_cache",
+    "rrwp_files",
+    "rrwp_plans",
+    "rrwp_shard_graphs",
+    "training_graphs",
+    "write_rrwp_cache",
+]
+
+log = logging.getLogger(__name__)
+
+NEURAL_SETS = {
+    "train": "official_train",
+    "val": "official_val",
+    "test": "official_test",
+    "familiar": "familiar",
+    "fresh": "fresh",
+}
+"""Graph sets a run reads -> their file under ``data/generated/pattern``."""
+
+MODELS: dict[str, tuple[type[nn.Module], type]] = {"grit": (GRIT, GRITConfig), "ckgconv": (CKGConv, CKGConvConfig)}
+
+
+# ---- which graphs -----------------------------------------------------------------------------------------------
+def training_graphs(selection: Selection, count: int | None) -> list[int]:
+    """The official-like training graphs of a run: all of them (``count`` None), else the first copies of every
+    pattern (the split is stored pattern by pattern), ``count // n_patterns`` of each (at least one)."""
+    per_pattern = selection.per_pattern.train
+    copies = per_pattern if count is None else min(per_pattern, max(1, count // selection.n_patterns))
+    return [k * per_pattern + c for k in range(selection.n_patterns) for c in range(copies)]
+
+
+def neural_graphs(set_name: str, selection: Selection, shards: NeuralShards) -> list[int]:
+    """Graph indices of one set as the neural runs read it, in order: training graphs, or a set's evaluated ones."""
+    if set_name == "train":
+        return training_graphs(selection, shards.train_graphs)
+    return evaluated_graphs(set_name, selection)
+
+
+def n_rrwp_shards(set_name: str, selection: Selection, shards: NeuralShards) -> int:
+    return shard_count(len(neural_graphs(set_name, selection, shards)), shards.rrwp_shard_size)
+
+
+def rrwp_shard_graphs(set_name: str, shard: int, selection: Selection, shards: NeuralShards) -> list[int]:
+    return shard_of(neural_graphs(set_name, selection, shards), shard, shards.rrwp_shard_size)
+
+
+def rrwp_files(root: str, set_name: str, selection: Selection, shards: NeuralShards) -> Callable[[Any], list[str]]:
+    """The input function of a training job's RRWP cache of one set: ``root/<model>/<set>/shard<k>.npz``."""
+    count = n_rrwp_shards(set_name, selection, shards)
+    return lambda wildcards: shard_paths(f"{root}/{wildcards.model}/{set_name}", count)
+
+
+def evaluated_sets(score_sets: Sequence[str]) -> list[str]:
+    """The sets a run evaluates after every epoch: ``val`` (the checkpoint rules read it) and the scored sets."""
+    return ["val", *(s for s in score_sets if s != "val")]
+
+
+# ---- recipes ----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RrwpPlan:
+    """How a model's RRWP is computed (:func:`graphaudit.nn.rrwp.rrwp`'s arguments)."""
+
+    steps: int
+    add_identity: bool
+    variant: str
+
+
+@dataclass(frozen=True)
+class NeuralRecipe:
+    """One model's recipe as a run uses it: the model's config, its RRWP, the optimisation settings (everything of
+    :class:`~graphaudit.nn.pattern_trainer.PatternTrainConfig` but the seeds, device and checkpoint interval)."""
+
+    model: str
+    model_config: Any
+    rrwp: RrwpPlan
+    max_epochs: int
+    batch_size: int
+    lr: float
+    weight_decay: float
+    clip_grad_norm: float | None
+    schedule: Schedule
+    checkpoint_warmup: int
+    micro_batches: int
+
+    def build(self) -> nn.Module:
+        return MODELS[self.model][0](self.model_config)
+
+    def train_config(self, seed: int, loader_seed: int, device: str, checkpoint_every_s: float) -> PatternTrainConfig:
+        return PatternTrainConfig(
+            max_epochs=self.max_epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            weight_decay=self.weight_decay,
+            clip_grad_norm=self.clip_grad_norm,
+            schedule=self.schedule,
+            checkpoint_warmup=self.checkpoint_warmup,
+            seed=seed,
+            loader_seed=loader_seed,
+            micro_batches=self.micro_batches,
+            device=device,
+            checkpoint_every_s=checkpoint_every_s,
+        )
+
+
+def load_recipes(path: str | Path) -> dict[str, Any]:
+    """The released recipes file (``pattern.neural.recipes``): model name -> its sections."""
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+
+
+def _model_config(model: str, recipe: Mapping[str, Any], scale: NeuralScale) -> Any:
+    m, data, steps = recipe["model"], recipe["dataset"], scale.rrwp_steps or recipe["rrwp"]["steps"]
+    common = {
+        "in_dim": data["node_features"],
+        "out_dim": data["outputs"],
+        "hidden": scale.hidden or m["hidden"],
+        "layers": scale.layers or m["layers"],
+        "dropout": m["dropout"],
+        "attn_dropout": m["attn_dropout"],
+        "rrwp_steps": steps,
+        "post_mp_layers": m["layers_post_mp"],
+    }
+    if model == "grit":
+        return GRITConfig(**common, heads=scale.heads or m["heads"], clamp=m["attn_clamp"])
+    if scale.heads is not None:
+        raise ValueError("CKGConv has one channel per head (n_heads = hidden): set hidden, not heads")
+    return CKGConvConfig(
+        **common,
+        mlp_dropout=m["mlp_dropout"],
+        mlp_blocks=m["n_mlp_blocks"],
+        mlp_ratio=m["mlp_ffn_ratio"],
+        ffn_ratio=m["ffn_ratio"],
+        affine_alpha=recipe["stem"]["affine_alpha"],
+    )
+
+
+def neural_recipe(
+    model: str, recipe: Mapping[str, Any], scale: NeuralScale | None = None, micro_batches: int = 1
+) -> NeuralRecipe:
+    """``model``'s released ``recipe`` (its section of ``config/pattern/neural.yaml``) with a scale's overrides
+    (``scale``; ``None``: none) and micro-batches per step. The warm-up override sets the schedule's and the
+    checkpoint rule's alike (the released loops read one ``optim.num_warmup_epochs`` for both)."""
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; models are {sorted(MODELS)}")
+    scale = scale or NeuralScale()
+    optimizer, scheduler, training = recipe["optimizer"], recipe["scheduler"], recipe["training"]
+    max_epochs = scale.max_epochs or training["max_epochs"]
+    warmup = scheduler["warmup_epochs"] if scale.warmup_epochs is None else scale.warmup_epochs
+    schedule = Schedule(
+        name=scheduler["name"],
+        warmup_epochs=warmup,
+        max_epochs=max_epochs,
+        num_cycles=scheduler.get("num_cycles", 0.5),
+        min_lr=scheduler.get("min_lr", 0.0),
+        warmup_lr_init=scheduler.get("warmup_lr_init", 0.0),
+        cycle_limit=scheduler.get("cycle_limit", 1.0),
+    )
+    rrwp_section = recipe["rrwp"]
+    return NeuralRecipe(
+        model=model,
+        model_config=_model_config(model, recipe, scale),
+        rrwp=RrwpPlan(
+            steps=scale.rrwp_steps or rrwp_section["steps"],
+            add_identity=bool(rrwp_section["add_identity"]),
+            variant=rrwp_section["variant"],
+        ),
+        max_epochs=max_epochs,
+        batch_size=scale.batch_size or training["batch_size"],
+        lr=float(scale.lr or optimizer["lr"]),
+        weight_decay=float(optimizer["weight_decay"]),
+        clip_grad_norm=optimizer.get("clip_grad_norm"),
+        schedule=schedule,
+        checkpoint_warmup=warmup if scale.warmup_epochs is not None else recipe["checkpoint"]["warmup_epochs"],
+        micro_batches=micro_batches,
+    )
+
+
+def rrwp_plans(recipes: Mapping[str, Any], settings: NeuralSettings) -> dict[str, dict[str, Any]]:
+    """Every model's RRWP plan at this scale, as plain params (checks every model's recipe and overrides)."""
+    return {
+        model: dataclasses.asdict(
+            neural_recipe(model, recipes[model], settings.overrides.get(model), settings.micro_batches[model]).rrwp
+        )
+        for model in MODELS
+    }
+
+
+# ---- graphs and their RRWP cache ---------------------------------------------------------------------------------
+def edge_index_of(adjacency: np.ndarray) -> torch.Tensor:
+    """PyG's ``edge_index`` of a dense symmetric adjacency: both directions, sorted by (source, target)."""
+    return torch.from_numpy(np.stack(np.nonzero(adjacency)).astype(np.int64))
+
+
+def graph_data(graphs: DenseGraphs, g: int, encoding: Rrwp | None = None) -> Data:
+    """Graph ``g`` as PATTERN's PyG files hold it (``x`` one-hot of the 3 feature values, ``y`` the labels), with
+    its RRWP attached when given (:func:`graphaudit.nn.rrwp_common.attach_rrwp`)."""
+    x = torch.nn.functional.one_hot(torch.from_numpy(graphs.features(g).astype(np.int64)), 3).float()
+    y = torch.from_numpy(graphs.labels(g).astype(np.int64))
+    data = Data(x=x, edge_index=edge_index_of(graphs.adjacency(g)), y=y, num_nodes=int(x.size(0)))
+    if encoding is None:
+        return data
+    if encoding.abs_pe.size(0) != data.num_nodes:
+        raise ValueError(f"graph {g}: the RRWP cache has {encoding.abs_pe.size(0)} nodes, the graph {data.num_nodes}")
+    return attach_rrwp(data, encoding)
+
+
+def write_rrwp_cache(path: str | Path, graphs: Sequence[int], encodings: Sequence[Rrwp], plan: RrwpPlan) -> None:
+    """One shard's encodings: ``graph`` ids, ``node_ptr`` / ``pair_ptr`` offsets, the concatenated ``abs_pe``
+    (nodes, k_abs), ``rel_index`` (2, pairs; node ids within their graph), ``rel_val`` (pairs, k) and ``degree``,
+    and the plan that made them (``steps``, ``add_identity``, ``variant``)."""
+    pairs, channels = channel_counts(plan.steps, plan.add_identity, plan.variant)
+    empty = Rrwp(torch.zeros(0, channels), torch.zeros(2, 0, dtype=torch.long), torch.zeros(0, pairs), torch.zeros(0))
+    parts = list(encodings) or [empty]
+    write_npz(
+        path,
+        graph=np.asarray(graphs, dtype=np.int64),
+        node_ptr=np.concatenate([[0], np.cumsum([e.abs_pe.size(0) for e in encodings])]).astype(np.int64),
+        pair_ptr=np.concatenate([[0], np.cumsum([e.rel_val.size(0) for e in encodings])]).astype(np.int64),
+        abs_pe=torch.cat([e.abs_pe for e in parts]).numpy(),
+        rel_index=torch.cat([e.rel_index for e in parts], dim=1).numpy().astype(np.int32),
+        rel_val=torch.cat([e.rel_val for e in parts]).numpy(),
+        degree=torch.cat([e.degree for e in parts]).numpy(),
+        steps=np.int64(plan.steps),
+        add_identity=np.bool_(plan.add_identity),
+        variant=np.str_(plan.variant),
+    )
+
+
+def read_rrwp_cache(paths: Sequence[str | Path], plan: RrwpPlan) -> dict[int, Rrwp]:
+    """The encodings of every shard file, keyed by graph id; a file made with another plan is an error."""
+    out: dict[int, Rrwp] = {}
+    for path in paths:
+        data = read_npz(path)
+        made = RrwpPlan(int(data["steps"]), bool(data["add_identity"]), str(data["variant"]))
+        if made != plan:
+            raise ValueError(f"{path} holds RRWP {made}, the run needs {plan}: rerun its pattern_neural_rrwp job")
+        nodes, pairs = data["node_ptr"], data["pair_ptr"]
+        for i, g in enumerate(data["graph"].tolist()):
+            a, b, c, d = int(nodes[i]), int(nodes[i + 1]), int(pairs[i]), int(pairs[i + 1])
+            out[g] = Rrwp(
+                abs_pe=torch.from_numpy(data["abs_pe"][a:b]),
+                rel_index=torch.from_numpy(data["rel_index"][:, c:d].astype(np.int64)),
+                rel_val=torch.from_numpy(data["rel_val"][c:d]),
+                degree=torch.from_numpy(data["degree"][a:b]),
+            )
+    return out
+
+
+def pattern_neural_rrwp(ctx: RuleContext) -> None:
+    """One model's RRWP of one shard of one set (``wildcards``: model, set, shard), cached for every run."""
+    plan = ctx.settings("rrwp", RrwpPlan)
+    selection, shards = ctx.settings("selection", Selection), ctx.settings("graphs", NeuralShards)
+    torch.set_num_threads(ctx.threads)
+    graphs = DenseGraphs.load(ctx.input["graphs"])
+    chosen = rrwp_shard_graphs(ctx.wildcards["set"], int(ctx.wildcards["shard"]), selection, shards)
+    encodings = [
+        rrwp(edge_index_of(graphs.adjacency(g)), graphs.size(g), plan.steps, plan.add_identity, plan.variant)
+        for g in chosen
+    ]
+    write_rrwp_cache(ctx.output["rrwp"], chosen, encodings, plan)
+    log.info(
+        "%s %s shard %s: %d graphs", ctx.wildcards["model"], ctx.wildcards["set"], ctx.wildcards["shard"], len(chosen)
+    )
+
+
+# ---- training ---------------------------------------------------------------------------------------------------
+def _set_data(ctx: RuleContext, set_name: str, order: Sequence[int], plan: RrwpPlan) -> list[Data]:
+    graphs = DenseGraphs.load(ctx.input[f"graphs_{set_name}"])
+    encodings = read_rrwp_cache(ctx.input_list(f"rrwp_{set_name}"), plan)
+    missing = [g for g in order if g not in encodings]
+    if missing:
+        raise ValueError(f"{set_name}: no cached RRWP for graphs {missing[:10]} ({len(missing)} in all)")
+    return [graph_data(graphs, g, encodings[g]) for g in order]
+
+
+def _data_key(ctx: RuleContext, orders: Mapping[str, Sequence[int]], plan: RrwpPlan) -> str:
+    """The graphs a run reads: each set file's sha256 and the graph ids in order, and the RRWP plan."""
+    digest = hashlib.sha256()
+    for name, order in orders.items():
+        digest.update(name.encode() + hashlib.sha256(Path(ctx.input[f"graphs_{name}"]).read_bytes()).digest())
+        digest.update(np.asarray(order, dtype=np.int64).tobytes())
+    digest.update(json.dumps(dataclasses.asdict(plan), sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def neural_labels(path: str | Path, rule: str = "released") -> dict[int, np.ndarray]:
+    """Predicted labels (``p > 0.5``, the released threshold) of one predictions file, keyed by graph id, as the
+    pattern-blind predictors' are (:func:`graphaudit.pattern.planted.scoring.counts_for` scores them)."""
+    return {g: threshold_predictions(p, 0.5) for g, p in read_shards([str(path)], f"prob_{rule}").items()}
+
+
+def pattern_neural_train(ctx: RuleContext) -> None:
+    """One model (``wildcards.model``) under one protocol and seed, trained with its recipe at this scale; its
+    records, per-node predictions of every evaluated set at each rule's epoch, and its summary."""
+    model, protocol, seed = ctx.wildcards["model"], ctx.wildcards["protocol"], int(ctx.wildcards["seed"])
+    if protocol != "released":
+        raise ValueError(f"protocol {protocol!r} is not implemented; protocols: released")
+    run = ctx.settings("neural", NeuralRun)
+    selection = ctx.settings("selection", Selection)
+    scale = None if ctx.params["scale"] is None else ctx.settings("scale", NeuralScale)
+    recipe = neural_recipe(model, ctx.params["recipe"], scale, int(ctx.params["micro_batches"]))
+    torch.set_num_threads(ctx.threads)
+    sets = evaluated_sets(ctx.params["sets"])
+    orders = {name: neural_graphs(name, selection, run) for name in ["train", *sets]}
+    train = _set_data(ctx, "train", orders["train"], recipe.rrwp)
+    evaluate = {name: _set_data(ctx, name, orders[name], recipe.rrwp) for name in sets}
+    parts = ("pattern", "neural", model, protocol, seed, ctx.params["seed"])
+    config = recipe.train_config(
+        stable_seed(*parts, "init"), stable_seed(*parts, "loader"), run.device, run.checkpoint_every_s
+    )
+    model_config = dataclasses.asdict(recipe.model_config)
+    run_hash = pattern_run_hash(MODELS[model][0], model_config, config, _data_key(ctx, orders, recipe.rrwp))
+    folder = Path(ctx.output["records"]).parent
+    log.info(
+        "%s %s seed %d: %d training graphs, evaluating %s, %d epochs of batches of %d (run %s)",
+        model,
+        protocol,
+        seed,
+        len(train),
+        {name: len(graphs) for name, graphs in evaluate.items()},
+        config.max_epochs,
+        config.batch_size,
+        run_hash,
+    )
+    result = train_pattern_model(
+        recipe.build, train, evaluate, config, checkpoint_path=folder / "checkpoint.pt", run_hash=run_hash
+    )
+    base = {
+        "model": model,
+        "protocol": protocol,
+        "seed": seed,
+        "run_hash": run_hash,
+        "device": result.device,
+        "versions": environment_versions(),
+    }
+    write_records(ctx.output["records"], [{**base, **r} for r in result.records])
+    for name in sets:
+        sizes = np.cumsum([0, *(d.num_nodes for d in evaluate[name])])
+        write_shard(
+            ctx.output[f"predictions_{name}"],
+            orders[name],
+            {
+                f"prob_{rule}": [probs[name][sizes[i] : sizes[i + 1]] for i in range(len(orders[name]))]
+                for rule, probs in result.predictions.items()
+            },
+        )
+    by_epoch = {r["epoch"]: r for r in result.records}
+    write_json(
+        ctx.output["run"],
+        {
+            **base,
+            "parameters": sum(p.numel() for p in result.model.parameters()),
+            "model_config": model_config,
+            "rrwp": dataclasses.asdict(recipe.rrwp),
+            "train_config": dataclasses.asdict(config),
+            "graphs": {name: len(order) for name, order in orders.items()},
+            "epochs": result.epochs,
+            "chosen": result.chosen,
+            "at_chosen": {
+                rule: {k: v for k, v in by_epoch[e].items() if k.endswith(("_acc", "_loss"))}
+                for rule, e in result.chosen.items()
+                if e is not None
+            },
+            "wall_s": result.fit_s,
+        },
+    )
+    (folder / "checkpoint.pt").unlink(missing_ok=True)  # the finished run's optimiser state: not needed again
+    log.info("%s %s seed %d: chosen epochs %s in %.0f s", model, protocol, seed, result.chosen, result.fit_s)
