@@ -21,8 +21,12 @@ def test_the_language_model_figures_draw_their_runs_and_say_when_there_are_none(
     import json
 
     import pandas as pd
+    import yaml
 
-    from graphaudit.graphlm.figures import fig4, fig6, fig9
+    from graphaudit.graphlm.figures import fig2, fig4, fig5, fig6, fig9
+    from graphaudit.graphlm.lm import SampleSet
+
+    from .test_lm_tables import evaluation
 
     table20 = pd.DataFrame(
         [
@@ -35,12 +39,22 @@ def test_the_language_model_figures_draw_their_runs_and_say_when_there_are_none(
     table20.head(0).to_csv(tmp_path / "empty.csv", index=False)
     supports = {"dataset": "M", "generator": "g", "patterns": {"a": [0.5, 0.4], "b": [0.2, 0.0], "c": [0.0, 0.3]}}
     (tmp_path / "s.json").write_text(json.dumps(supports))
+    evaluations = []
+    for dseed in (0, 1):
+        sample = SampleSet("dfs", 42, 20, "both_default", dseed)
+        (tmp_path / f"e{dseed}.json").write_text(json.dumps(evaluation("M", sample, 0.5 + 0.1 * dseed)))
+        evaluations.append(str(tmp_path / f"e{dseed}.json"))
+    lm = yaml.safe_load(open("config/config.yaml", encoding="utf-8"))["graphlm"]["lm"]
     for name, entry, inputs in (
         ("fig6", fig6, {"table20": str(tmp_path / "t20.csv")}),
         ("fig9", fig9, {"table20": str(tmp_path / "t20.csv")}),
         ("fig4", fig4, {"supports": [str(tmp_path / "s.json")]}),
+        ("fig5", fig5, {"supports": [str(tmp_path / "s.json")]}),
+        ("fig5_empty", fig5, {"supports": []}),
+        ("fig2", fig2, {"evaluations": evaluations}),
+        ("fig2_empty", fig2, {"evaluations": []}),
         ("fig6_empty", fig6, {"table20": str(tmp_path / "empty.csv")}),
         ("fig4_empty", fig4, {"supports": []}),
     ):
-        entry(RuleContext(input=inputs, output={"figure": str(tmp_path / f"{name}.png")}))
+        entry(RuleContext(input=inputs, output={"figure": str(tmp_path / f"{name}.png")}, params={"lm": lm}))
         assert (tmp_path / f"{name}.png").stat().st_size > 1000 and (tmp_path / f"{name}.svg").exists()

@@ -223,3 +223,12 @@ def test_table22_runs_the_training_free_generators_and_names_why_the_external_on
     run = table.iloc[0]
     assert (run["kind"], run["mem_rate"], run["wl"], run["not_run"]) == ("stand-in (training-free)", 0.1, 0.02, "")
     assert table.iloc[1:]["not_run"].str.contains("another project's GPU code").all()
+
+
+def test_figure_2_heights_are_the_decoding_seed_means_of_each_stratum_with_jsd() -> None:
+    from graphaudit.graphlm.figures import fig2_frame
+
+    row = fig2_frame(_frame(), LM).iloc[0]
+    assert row["jsd_head"] == pytest.approx(0.7) and row["jsd_head_sd"] == pytest.approx(0.2)  # DFS 0.5, 0.7, 0.9
+    assert row["jsd_torso"] == pytest.approx(0.35) and row["rho_torso_sd"] == pytest.approx(0.1)
+    assert row["mm_tail"] == 0.0 and row["n"] == 3  # tp_high and the earlier checkpoints are left out

@@ -24,7 +24,11 @@ GRAPHLM_EVALUATIONS = [
     for dataset, generators in GRAPHLM_GENERATORS.items()
     for generator in generators
 ]
-GRAPHLM_MMDS = [path.replace("/evaluation/", "/mmd/") for path in GRAPHLM_EVALUATIONS]
+GRAPHLM_MMDS = [
+    f"{GRAPHLM_OUT}/{dataset}/mmd/{generator}.json"
+    for dataset, generators in GRAPHLM_GENERATORS.items()
+    for generator in generators
+]
 
 
 rule graphlm_corpus:

@@ -26,24 +26,16 @@ GRAPHLM_SUPPORTS = [  # Figure 4: the main DFS set of each dataset's first train
     for run in GRAPHLM_RUNS
     if run.serialization == "dfs" and run.seed == GRAPHLM_LM.train_seeds[0]
 ]
+GRAPHLM_SCALE_SUPPORTS = [  # Figure 5 on the scale proxy: each corpus size's main DFS set
+    f"{GRAPHLM_OUT}/{run.dataset}/supports/{graphlm_lm.main_set(GRAPHLM_LM, 'dfs', run.seed).name}.json"
+    for run in GRAPHLM_SCALE_RUNS
+]
 GRAPHLM_LM_RUN = "results/graphlm/{dataset}/lm/{serialization}/s{seed}"
 GRAPHLM_LM_SET = "lm-{serialization}-s{seed}-c{checkpoint}-{decoding}-d{dseed}"
 
 
 wildcard_constraints:
     serialization="dfs|dgmg",
-
-
-def graphlm_final_checkpoint(wildcards):
-    """The last checkpoint file of a run."""
-    run = graphlm_lm.Run(wildcards.dataset, wildcards.serialization, int(wildcards.seed))
-    return graphlm_lm.checkpoint_files(GRAPHLM_LM, run)[-1]
-
-
-def graphlm_main_generated(wildcards):
-    """The generated file of a run's main sample set."""
-    main = graphlm_lm.main_set(GRAPHLM_LM, wildcards.serialization, int(wildcards.seed))
-    return f"{GRAPHLM_OUT}/{wildcards.dataset}/generated/{main.name}.dfs.txt"
 
 
 rule graphlm_serialize:
@@ -163,11 +155,16 @@ rule graphlm_sample:
 rule graphlm_nll:
     input:
         run=f"{GRAPHLM_LM_RUN}/run.json",
-        checkpoint=graphlm_final_checkpoint,
+        checkpoint=lambda w: graphlm_lm.checkpoint_files(
+            GRAPHLM_LM, graphlm_lm.Run(w.dataset, w.serialization, int(w.seed))
+        )[-1],
         tokenizer=rules.graphlm_serialize.output.tokenizer,
         texts=rules.graphlm_serialize.output.texts,
         sequences="results/graphlm/{dataset}/train.dfs.txt",
-        generated=graphlm_main_generated,
+        generated=lambda w: (
+            f"{GRAPHLM_OUT}/{w.dataset}/generated/"
+            f"{graphlm_lm.main_set(GRAPHLM_LM, w.serialization, int(w.seed)).name}.dfs.txt"
+        ),
     output:
         nll=f"{GRAPHLM_LM_RUN}/nll.json",
     log:
@@ -273,6 +270,37 @@ rule fig4_graphlm:
         RUN
 
 
+rule fig2_graphlm:
+    input:
+        evaluations=GRAPHLM_LM_EVALUATIONS,
+    output:
+        figure=report_output(f"{GRAPHLM_OUT}/figures/fig2.png", "graphlm", "figures"),
+    log:
+        "logs/graphlm/figures/fig2.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.figures:fig2",
+        lm=GRAPHLM_LM_CONFIG,
+    script:
+        RUN
+
+
+rule fig5_graphlm:
+    input:
+        supports=GRAPHLM_SCALE_SUPPORTS,
+    output:
+        figure=report_output(f"{GRAPHLM_OUT}/figures/fig5.png", "graphlm", "figures"),
+    log:
+        "logs/graphlm/figures/fig5.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.graphlm.figures:fig5",
+    script:
+        RUN
+
+
 rule scale_graphlm:
     input:
         evaluations=GRAPHLM_SCALE_EVALUATIONS,
@@ -314,7 +342,9 @@ rule graphlm_models:
         [f"{GRAPHLM_OUT}/tables/{name}.csv" for name in GRAPHLM_LM_TABLES],
         rules.scale_graphlm.output,
         rules.table22_graphlm.output,
+        rules.fig2_graphlm.output,
         rules.fig4_graphlm.output,
+        rules.fig5_graphlm.output,
         [f"{GRAPHLM_OUT}/figures/{name}.png" for name in ("fig6", "fig9")],
 
 

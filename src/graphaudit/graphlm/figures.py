@@ -1,5 +1,6 @@
-"""Figure 1 (each evaluated generator's rho, JSD and missing mass against the bootstrap reference band) and the
-language models' checkpoint trajectories (Figures 6 and 9, from Table 20) and per-pattern supports (Figure 4)."""
+"""Figure 1 (each evaluated generator's rho, JSD and missing mass against the bootstrap reference band), the
+language models' frequency strata (Figure 2), checkpoint trajectories (Figures 6 and 9, from Table 20) and per-pattern
+supports (Figure 4; Figure 5 on the scale proxy's models)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 
 from graphaudit.common.rule import RuleContext
+from graphaudit.graphlm.settings import LmSettings
+from graphaudit.graphlm.tables import SCALE_PROXY, lm_inputs, strata_means
 from graphaudit.report.figures import pyplot, save_figure
 
 PANELS = (
@@ -49,6 +52,49 @@ def plot_fig1(evaluation: pd.DataFrame, bootstrap: pd.DataFrame, png: str | os.P
             if spread is not None:
                 half = 1.96 * getattr(row, spread)
                 axis.fill_between([i - 0.45, i + 0.45], mean - half, mean + half, color="grey", alpha=0.3)
+        axis.set_xticks(range(len(datasets)), datasets, rotation=30)
+        axis.set_title(label)
+    axes[0].legend(fontsize="small")
+    figure.tight_layout()
+    save_figure(figure, png)
+
+
+STRATA_NAMES = ("head", "torso", "tail")
+FIG2_MEASURES = (("mm", "missing_mass", "missing mass"), ("jsd", "jsd", "JSD"), ("rho", "rho", "Spearman rho"))
+
+
+def fig2_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
+    """Figure 2's heights and error bars: per dataset, each stratum's missing mass, JSD and rho, mean and sample sd
+    over the decoding seeds of the first training seed's final DFS checkpoint (Table 13's draws, JSD added)."""
+    columns = {f"{name}_{s}": f"{s}_{column}" for name, column, _ in FIG2_MEASURES for s in STRATA_NAMES}
+    return strata_means(frame, lm, "dfs", columns)
+
+
+def fig2(ctx: RuleContext) -> None:
+    """Rule entry: Figure 2 from the language models' evaluations (``input.evaluations``)."""
+    plot_fig2(fig2_frame(*lm_inputs(ctx)), ctx.output["figure"])
+
+
+def plot_fig2(means: pd.DataFrame, png: str | os.PathLike[str]) -> None:
+    """One panel per measure (missing mass, JSD, rho): a bar per dataset and stratum at the mean over decoding
+    seeds, the sample sd as its error bar. Writes ``png`` and an SVG twin."""
+    if means.empty:
+        _empty(png, "DFS language-model sample sets")
+        return
+    plt = pyplot()
+    datasets = list(means["dataset"])
+    width = 0.8 / len(STRATA_NAMES)
+    figure, axes = plt.subplots(1, len(FIG2_MEASURES), figsize=(4 * len(FIG2_MEASURES), 3.2))
+    for axis, (name, _, label) in zip(axes, FIG2_MEASURES):
+        for offset, stratum in enumerate(STRATA_NAMES):
+            axis.bar(
+                [i + (offset - (len(STRATA_NAMES) - 1) / 2) * width for i in range(len(datasets))],
+                means[f"{name}_{stratum}"],
+                width=width,
+                yerr=means[f"{name}_{stratum}_sd"].fillna(0.0),
+                capsize=2,
+                label=stratum.capitalize(),
+            )
         axis.set_xticks(range(len(datasets)), datasets, rotation=30)
         axis.set_title(label)
     axes[0].legend(fontsize="small")
@@ -129,11 +175,28 @@ def fig4(ctx: RuleContext) -> None:
     )
 
 
-def plot_fig4(supports: list[dict], png: str | os.PathLike[str]) -> None:
+def fig5(ctx: RuleContext) -> None:
+    """Rule entry: Figure 5 in kind on the declared scale proxy: the per-pattern supports of each corpus size's main
+    DFS set (``input.supports``), labelled as the proxy (the paper's Figure 5 is PCQM4Mv2 at four capacities)."""
+    plot_fig4(
+        [json.loads(Path(p).read_text(encoding="utf-8")) for p in ctx.input_list("supports")],
+        ctx.output["figure"],
+        title=SCALE_PROXY,
+        missing="scale-proxy runs (graphlm.scale.dataset is null)",
+    )
+
+
+def plot_fig4(
+    supports: list[dict],
+    png: str | os.PathLike[str],
+    title: str | None = None,
+    missing: str = "DFS language-model runs",
+) -> None:
     """One log-log panel per dataset: training against generated support of every pattern, shared ones as dots,
-    train-only ones as x at s_gen = 10^-3, gen-only ones as + at s_tr = 10^-3, and y = x. Writes ``png`` and SVG."""
+    train-only ones as x at s_gen = 10^-3, gen-only ones as + at s_tr = 10^-3, and y = x; ``title`` above the
+    panels. Writes ``png`` and SVG."""
     if not supports:
-        _empty(png, "DFS language-model runs")
+        _empty(png, missing)
         return
     plt = pyplot()
     figure, axes = plt.subplots(1, len(supports), figsize=(3.6 * len(supports), 3.4), squeeze=False)
@@ -155,5 +218,7 @@ def plot_fig4(supports: list[dict], png: str | os.PathLike[str]) -> None:
         axis.set_ylabel("generated support")
         axis.set_title(content["dataset"], fontsize="small")
         axis.legend(fontsize="x-small")
+    if title is not None:
+        figure.suptitle(title, fontsize="small")
     figure.tight_layout()
     save_figure(figure, png)

@@ -408,14 +408,20 @@ def strata_table_frame(frame: pd.DataFrame, lm: LmSettings, serialization: str) 
     """Tables 13 (DFS) and 14 (DGMG): missing mass and rho per stratum, mean and sd over the decoding seeds of the
     first training seed's final checkpoint; with spec 7B's two checks on the means: the Tail's missing mass over
     the larger of Head's and Torso's, and Head rho minus Tail rho."""
-    draws = _decode_seed_draws(frame, lm)
-    draws = draws[(draws["serialization"] == serialization) & (draws["seed"] == lm.train_seeds[0])]
-    means = _mean_sd(draws, ["dataset"], STRATA_TABLE)
+    means = strata_means(frame, lm, serialization, STRATA_TABLE)
     top = means[["mm_head", "mm_torso"]].max(axis=1)
     return means.assign(
         tail_mm_ratio=[_ratio(tail, high) for tail, high in zip(means["mm_tail"], top)],
         tail_rho_gap=means["rho_head"] - means["rho_tail"],
     )
+
+
+def strata_means(frame: pd.DataFrame, lm: LmSettings, serialization: str, columns: dict[str, str]) -> pd.DataFrame:
+    """Per dataset, mean and sd over the decoding seeds of the first training seed's final checkpoint (main
+    decoding, one serialization) of each per-stratum column (Tables 13, 14 and Figure 2)."""
+    draws = _decode_seed_draws(frame, lm)
+    draws = draws[(draws["serialization"] == serialization) & (draws["seed"] == lm.train_seeds[0])]
+    return _mean_sd(draws, ["dataset"], columns)
 
 
 def _ratio(numerator: float, denominator: float) -> float:
@@ -493,19 +499,22 @@ def table24_frame(frame: pd.DataFrame, lm: LmSettings) -> pd.DataFrame:
     return _mean_sd(_decode_seed_draws(frame, lm), ["dataset", "serialization", "seed"], TABLE24_SOURCES)
 
 
-def _lm(ctx: RuleContext) -> tuple[pd.DataFrame, LmSettings]:
+def lm_inputs(ctx: RuleContext) -> tuple[pd.DataFrame, LmSettings]:
+    """A rule's language-model sample sets as one frame (:func:`lm_frame`) and its ``lm`` settings."""
     summaries = _read_all(ctx, "summaries") if "summaries" in ctx.input else []
     return lm_frame(_read_all(ctx, "evaluations"), summaries), ctx.settings("lm", LmSettings)
 
 
 def table1(ctx: RuleContext) -> None:
     """Table 1 from the sample sets' evaluations and summaries."""
-    write_table(table1_frame(*_lm(ctx)), ctx.output["table"], title="Table 1: generation metrics (DFS, both_default)")
+    write_table(
+        table1_frame(*lm_inputs(ctx)), ctx.output["table"], title="Table 1: generation metrics (DFS, both_default)"
+    )
 
 
 def table2(ctx: RuleContext) -> None:
     """Table 2 from the evaluations and the bootstrap replicates."""
-    frame, lm = _lm(ctx)
+    frame, lm = lm_inputs(ctx)
     write_table(
         calibration_frame(frame, _read_all(ctx, "bootstrap"), lm, "dfs"),
         ctx.output["table"],
@@ -515,7 +524,7 @@ def table2(ctx: RuleContext) -> None:
 
 def table4(ctx: RuleContext) -> None:
     """Table 4 from the evaluations and the bootstrap replicates."""
-    frame, lm = _lm(ctx)
+    frame, lm = lm_inputs(ctx)
     write_table(
         calibration_frame(frame, _read_all(ctx, "bootstrap"), lm, "dgmg"),
         ctx.output["table"],
@@ -530,42 +539,48 @@ def table5(ctx: RuleContext) -> None:
 
 def table6(ctx: RuleContext) -> None:
     """Table 6 from the evaluations."""
-    write_table(table6_frame(*_lm(ctx)), ctx.output["table"], title="Table 6: decoding-factor decomposition")
+    write_table(table6_frame(*lm_inputs(ctx)), ctx.output["table"], title="Table 6: decoding-factor decomposition")
 
 
 def table12(ctx: RuleContext) -> None:
     """Table 12 from the evaluations and summaries."""
-    write_table(table12_frame(*_lm(ctx)), ctx.output["table"], title="Table 12: DGMG against DFS memorization")
+    write_table(table12_frame(*lm_inputs(ctx)), ctx.output["table"], title="Table 12: DGMG against DFS memorization")
 
 
 def table13(ctx: RuleContext) -> None:
     """Table 13 from the evaluations."""
-    write_table(strata_table_frame(*_lm(ctx), "dfs"), ctx.output["table"], title="Table 13: frequency strata (DFS)")
+    write_table(
+        strata_table_frame(*lm_inputs(ctx), "dfs"), ctx.output["table"], title="Table 13: frequency strata (DFS)"
+    )
 
 
 def table14(ctx: RuleContext) -> None:
     """Table 14 from the evaluations."""
-    write_table(strata_table_frame(*_lm(ctx), "dgmg"), ctx.output["table"], title="Table 14: frequency strata (DGMG)")
+    write_table(
+        strata_table_frame(*lm_inputs(ctx), "dgmg"), ctx.output["table"], title="Table 14: frequency strata (DGMG)"
+    )
 
 
 def table15(ctx: RuleContext) -> None:
     """Table 15 from the evaluations."""
-    write_table(table15_frame(*_lm(ctx)), ctx.output["table"], title="Table 15: Head-Tail gap (DFS)")
+    write_table(table15_frame(*lm_inputs(ctx)), ctx.output["table"], title="Table 15: Head-Tail gap (DFS)")
 
 
 def table16(ctx: RuleContext) -> None:
     """Table 16 from the evaluations."""
-    write_table(table16_frame(*_lm(ctx)), ctx.output["table"], title="Table 16: per-stratum decoding-seed ablation")
+    write_table(
+        table16_frame(*lm_inputs(ctx)), ctx.output["table"], title="Table 16: per-stratum decoding-seed ablation"
+    )
 
 
 def table19(ctx: RuleContext) -> None:
     """Table 19 from the evaluations."""
-    write_table(table19_frame(*_lm(ctx)), ctx.output["table"], title="Table 19: decoding sweep")
+    write_table(table19_frame(*lm_inputs(ctx)), ctx.output["table"], title="Table 19: decoding sweep")
 
 
 def table20(ctx: RuleContext) -> None:
     """Table 20 from the evaluations and every run's ``run.json``."""
-    frame, lm = _lm(ctx)
+    frame, lm = lm_inputs(ctx)
     write_table(
         table20_frame(frame, _read_all(ctx, "runs"), lm), ctx.output["table"], title="Table 20: checkpoint trajectories"
     )
@@ -573,7 +588,9 @@ def table20(ctx: RuleContext) -> None:
 
 def table24(ctx: RuleContext) -> None:
     """Table 24 from the evaluations."""
-    write_table(table24_frame(*_lm(ctx)), ctx.output["table"], title="Table 24: training seed x decoding seed (Tail)")
+    write_table(
+        table24_frame(*lm_inputs(ctx)), ctx.output["table"], title="Table 24: training seed x decoding seed (Tail)"
+    )
 
 
 SCALE_PROXY = "proxy: NCI1-style corpus-size sweep for PCQM4Mv2 (spec 4.12), not the paper's corpus"
