@@ -19,6 +19,7 @@ from graphaudit.nn.grit import GRITConfig
 from graphaudit.nn.rrwp import rrwp
 from graphaudit.pattern.dense import DenseGraphs, pack_graphs
 from graphaudit.pattern.neural import (
+    FRESH_SETS,
     NEURAL_SETS,
     RrwpPlan,
     edge_index_of,
@@ -48,6 +49,7 @@ SELECTION = {
     "shard_size": 2,
 }
 SHARDS = {"train_graphs": 4, "rrwp_shard_size": 3}
+RELEASED_SETS = {name: file for name, file in NEURAL_SETS.items() if name not in FRESH_SETS}  # what released reads
 
 
 # ---- RRWP cache -------------------------------------------------------------------------------------------------
@@ -151,7 +153,7 @@ def test_a_scale_replaces_recipe_values_and_warm_up_moves_the_checkpoint_rule_to
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("neural")
-    names = list(NEURAL_SETS.values())
+    names = list(RELEASED_SETS.values())
     output = {n: str(folder / f"{n}.npz") for n in names} | {f"truth_{n}": str(folder / f"t_{n}.npz") for n in names}
     generation = {
         "version": 2,
@@ -168,7 +170,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _cache(folder: Path, model: str, plan: RrwpPlan) -> dict[str, list[str]]:
     selection, shards = load_settings(Selection, SELECTION), load_settings(NeuralShards, SHARDS)
     paths: dict[str, list[str]] = {}
-    for name, file in NEURAL_SETS.items():
+    for name, file in RELEASED_SETS.items():
         count = -(-len(neural_graphs(name, selection, shards)) // SHARDS["rrwp_shard_size"])
         paths[name] = [str(folder / f"{model}_{name}_{k}.npz") for k in range(count)]
         for k, path in enumerate(paths[name]):
@@ -190,10 +192,11 @@ def test_a_run_writes_records_and_predictions_that_score_as_logged(generated: Pa
     plan = neural_recipe(model, RECIPES[model], load_settings(NeuralScale, scale)).rrwp
     cache = _cache(generated, model, plan)
     sets = ["val", "test", "familiar", "fresh"]
-    inputs = {f"graphs_{name}": str(generated / f"{file}.npz") for name, file in NEURAL_SETS.items()}
+    inputs = {f"graphs_{name}": str(generated / f"{file}.npz") for name, file in RELEASED_SETS.items()}
     inputs |= {f"rrwp_{name}": paths for name, paths in cache.items()}
     run_dir = tmp_path / "released" / model / "seed0"
     outputs = {"records": str(run_dir / "records.jsonl"), "run": str(run_dir / "run.json")}
+    outputs |= {"weights": str(run_dir / "model.safetensors")}
     outputs |= {f"predictions_{name}": str(run_dir / f"predictions_{name}.npz") for name in sets}
     params = {
         "recipe": RECIPES[model],

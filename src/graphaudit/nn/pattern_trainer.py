@@ -77,6 +77,7 @@ __all__ = [
     "Schedule",
     "accuracy_sbm",
     "choose_epochs",
+    "evaluate_set",
     "pattern_run_hash",
     "released_accuracy",
     "train_pattern_model",
@@ -305,10 +306,11 @@ def _node_logits(model: nn.Module, graphs: Sequence[Data], device: torch.device)
 
 
 @torch.no_grad()
-def _evaluate(
+def evaluate_set(
     model: nn.Module, graphs: Sequence[Data], batch_size: int, device: torch.device
 ) -> tuple[float, float, torch.Tensor]:
-    """(node-weighted mean loss, logged accuracy, float32 probabilities of every node in order) of one set."""
+    """(node-weighted mean loss, logged accuracy, float32 probabilities of every node in order) of one set, passed
+    through ``model`` as it is (the loop puts it in eval mode) in consecutive batches of ``batch_size`` graphs."""
     loss_sum, nodes, targets, probabilities = 0.0, 0, [], []
     for part in _chunks(range(len(graphs)), batch_size):
         logits, y = _node_logits(model, [graphs[i] for i in part], device)
@@ -389,7 +391,7 @@ def train_pattern_model(
         with preserved_torch_rng():
             model.eval()
             for name, graphs in evaluate.items():
-                record[f"{name}_loss"], record[f"{name}_acc"], kept[name] = _evaluate(
+                record[f"{name}_loss"], record[f"{name}_acc"], kept[name] = evaluate_set(
                     model, graphs, config.batch_size, device
                 )
         record["epoch_s"] = time.monotonic() - began

@@ -13,10 +13,20 @@ loop (:func:`graphaudit.nn.pattern_trainer.train_pattern_model`) and writes, in 
   shard files (:func:`graphaudit.pattern.shards.write_shard`: ``graph``, ``node_ptr``, one per-node field per
   checkpoint rule, ``prob_<rule>``, the pattern-class probability of every node at the epoch the rule picks), so
   the same readers and scores apply (:func:`neural_labels`: ``p > 0.5``, as the released logger thresholds);
-* ``run.json``: the recipe as run, parameter count, each rule's epoch and the records at it, wall time.
+* ``run.json``: the recipe as run, parameter count, each rule's epoch and the records at it, wall time, the graph
+  file of every set (``graph_sets``) and the library patterns withheld from training (``withheld_patterns``);
+* ``model.safetensors``: the last epoch's weights (the ``last`` rule's model), which the round trip
+  (:mod:`graphaudit.pattern.round_trip`) scores again.
 
-Protocols: ``released`` trains on the official-like training graphs and validates on the official-like
-validation graphs (both the first copies of every pattern when a scale takes fewer than all).
+Protocols (:mod:`graphaudit.pattern.protocols`): ``released`` trains on the official-like training graphs and
+validates on the official-like validation graphs (both the first copies of every pattern when a scale takes fewer
+than all); ``held_out`` on the same graphs less those whose pattern was withheld; ``fresh_trained`` on the fresh
+training and validation splits. A run's ``val`` set is its protocol's validation graphs (``predictions_val.npz``
+holds them; ``graph_sets`` in ``run.json`` names their file); the scored sets are the same for every protocol.
+
+Seeds: a run's initialisation and data-order seeds depend on the model and the seed index, not on the protocol, so
+seed ``s`` starts every protocol from the same weights, as the released code's ``seed`` does (the paper compares
+the held-out and fresh-trained models with the same-seed released one).
 """
 
 from __future__ import annotations
@@ -33,10 +43,11 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
+from safetensors.torch import save_file
 from torch import nn
 from torch_geometric.data import Data
 
-from graphaudit.common.atomic import write_json, write_npz
+from graphaudit.common.atomic import atomic_path, write_json, write_npz
 from graphaudit.common.integrity import read_npz
 from graphaudit.common.records import environment_versions, write_records
 from graphaudit.common.rule import RuleContext
@@ -49,16 +60,20 @@ from graphaudit.nn.rrwp_common import attach_rrwp
 from graphaudit.pattern.dense import DenseGraphs
 from graphaudit.pattern.planted.blind import threshold_predictions
 from graphaudit.pattern.planted.scoring import evaluated_graphs
-from graphaudit.pattern.settings import NeuralRun, NeuralScale, NeuralSettings, NeuralShards, Selection
+from graphaudit.pattern.protocols import PROTOCOL_SETS, kept_graphs, withheld_patterns
+from graphaudit.pattern.settings import FreshSplits, NeuralRun, NeuralScale, NeuralSettings, NeuralShards, Selection
 from graphaudit.pattern.shards import read_shards, shard_count, shard_of, shard_paths, write_shard
 
 __all__ = [
+    "FRESH_SETS",
     "NEURAL_SETS",
     "NeuralRecipe",
     "RrwpPlan",
     "edge_index_of",
     "evaluated_sets",
+    "fresh_sizes",
     "graph_data",
+    "graph_file",
     "load_recipes",
     "n_rrwp_shards",
     "neural_graphs",
@@ -66,10 +81,12 @@ __all__ = [
     "neural_recipe",
     "pattern_neural_rrwp",
     "pattern_neural_train",
+    "protocol_orders",
     "read_rrwp_cache",
     "rrwp_files",
     "rrwp_plans",
     "rrwp_shard_graphs",
+    "set_key",
     "training_graphs",
     "write_rrwp_cache",
 ]
@@ -82,8 +99,13 @@ NEURAL_SETS = {
     "test": "official_test",
     "familiar": "familiar",
     "fresh": "fresh",
+    "fresh_train": "fresh_train",
+    "fresh_val": "fresh_val",
 }
 """Graph sets a run reads -> their file under ``data/generated/pattern``."""
+
+FRESH_SETS = {"fresh_train": "train", "fresh_val": "val"}
+"""The fresh_trained protocol's sets -> their size in :class:`~graphaudit.pattern.settings.FreshSplits`."""
 
 MODELS: dict[str, tuple[type[nn.Module], type]] = {"grit": (GRIT, GRITConfig), "ckgconv": (CKGConv, CKGConvConfig)}
 
@@ -97,30 +119,91 @@ def training_graphs(selection: Selection, count: int | None) -> list[int]:
     return [k * per_pattern + c for k in range(selection.n_patterns) for c in range(copies)]
 
 
-def neural_graphs(set_name: str, selection: Selection, shards: NeuralShards) -> list[int]:
-    """Graph indices of one set as the neural runs read it, in order: training graphs, or a set's evaluated ones."""
+def neural_graphs(
+    set_name: str, selection: Selection, shards: NeuralShards, fresh: FreshSplits | None = None
+) -> list[int]:
+    """Graph indices of one set (a key of :data:`NEURAL_SETS`) as the neural runs read it, in order: training
+    graphs, a set's evaluated ones, or the whole of a fresh_trained split (``fresh`` gives their sizes)."""
     if set_name == "train":
         return training_graphs(selection, shards.train_graphs)
+    if set_name in FRESH_SETS:
+        if fresh is None:
+            raise ValueError(f"the sizes of the fresh training splits are needed to read {set_name}")
+        return list(range(getattr(fresh, FRESH_SETS[set_name])))
     return evaluated_graphs(set_name, selection)
 
 
-def n_rrwp_shards(set_name: str, selection: Selection, shards: NeuralShards) -> int:
-    return shard_count(len(neural_graphs(set_name, selection, shards)), shards.rrwp_shard_size)
+def n_rrwp_shards(set_name: str, selection: Selection, shards: NeuralShards, fresh: FreshSplits | None = None) -> int:
+    return shard_count(len(neural_graphs(set_name, selection, shards, fresh)), shards.rrwp_shard_size)
 
 
-def rrwp_shard_graphs(set_name: str, shard: int, selection: Selection, shards: NeuralShards) -> list[int]:
-    return shard_of(neural_graphs(set_name, selection, shards), shard, shards.rrwp_shard_size)
+def rrwp_shard_graphs(
+    set_name: str, shard: int, selection: Selection, shards: NeuralShards, fresh: FreshSplits | None = None
+) -> list[int]:
+    return shard_of(neural_graphs(set_name, selection, shards, fresh), shard, shards.rrwp_shard_size)
 
 
-def rrwp_files(root: str, set_name: str, selection: Selection, shards: NeuralShards) -> Callable[[Any], list[str]]:
-    """The input function of a training job's RRWP cache of one set: ``root/<model>/<set>/shard<k>.npz``."""
-    count = n_rrwp_shards(set_name, selection, shards)
-    return lambda wildcards: shard_paths(f"{root}/{wildcards.model}/{set_name}", count)
+def fresh_sizes(
+    neural_config: Mapping[str, Any], *, set_name: str | None = None, protocol: str | None = None
+) -> dict[str, int] | None:
+    """The ``fresh_splits`` slice of the ``pattern.neural`` config for a job that reads a fresh training split (the
+    set ``set_name``, or a ``protocol`` that trains on them), else ``None``: the other jobs do not rerun when the
+    sizes change."""
+    reads = set_name in FRESH_SETS or (protocol is not None and set_key(protocol, "train") in FRESH_SETS)
+    return dict(neural_config["fresh_splits"]) if reads else None
+
+
+def set_key(protocol: str, name: str) -> str:
+    """The graph set (a key of :data:`NEURAL_SETS`) that a ``protocol`` run reads as its set ``name``."""
+    if protocol not in PROTOCOL_SETS:
+        raise ValueError(f"unknown protocol {protocol!r}; protocols are {sorted(PROTOCOL_SETS)}")
+    return PROTOCOL_SETS[protocol].get(name, name)
+
+
+def graph_file(root: str, name: str) -> Callable[[Any], str]:
+    """The input function of a training job's graph file of its set ``name`` (by ``wildcards.protocol``)."""
+    return lambda wildcards: f"{root}/{NEURAL_SETS[set_key(wildcards.protocol, name)]}.npz"
+
+
+def rrwp_files(
+    root: str, name: str, selection: Selection, shards: NeuralShards, fresh: FreshSplits | None = None
+) -> Callable[[Any], list[str]]:
+    """The input function of a training job's RRWP cache of its set ``name`` (by ``wildcards.protocol``, or the
+    set itself without one): ``root/<model>/<set>/shard<k>.npz``. The held_out protocol reads the released one's
+    files (its graphs are a subset of theirs)."""
+
+    def files(wildcards: Any) -> list[str]:
+        key = set_key(wildcards.protocol, name) if "protocol" in wildcards.keys() else name
+        return shard_paths(f"{root}/{wildcards.model}/{key}", n_rrwp_shards(key, selection, shards, fresh))
+
+    return files
 
 
 def evaluated_sets(score_sets: Sequence[str]) -> list[str]:
     """The sets a run evaluates after every epoch: ``val`` (the checkpoint rules read it) and the scored sets."""
     return ["val", *(s for s in score_sets if s != "val")]
+
+
+def protocol_orders(
+    protocol: str,
+    names: Sequence[str],
+    selection: Selection,
+    shards: NeuralShards,
+    fresh: FreshSplits | None = None,
+    held_out_graphs: str | None = None,
+) -> dict[str, list[int]]:
+    """The graphs (in order) a ``protocol`` run reads as each of its sets ``names`` (``train``, ``val``, scored
+    sets): :func:`neural_graphs` of the protocol's set (:func:`set_key`), less, for ``held_out``, the training
+    and validation graphs whose pattern was withheld (``held_out_graphs``: the ``graphs.csv`` of
+    :func:`graphaudit.pattern.protocols.pattern_neural_held_out`)."""
+    orders = {name: neural_graphs(set_key(protocol, name), selection, shards, fresh) for name in names}
+    if protocol == "held_out":
+        if held_out_graphs is None:
+            raise ValueError("the held_out protocol needs the held-out graphs file (pattern_neural_held_out)")
+        for name in ("train", "val"):
+            kept = set(kept_graphs(held_out_graphs, name))
+            orders[name] = [g for g in orders[name] if g in kept]
+    return orders
 
 
 # ---- recipes ----------------------------------------------------------------------------------------------------
@@ -319,7 +402,7 @@ def pattern_neural_rrwp(ctx: RuleContext) -> None:
     selection, shards = ctx.settings("selection", Selection), ctx.settings("graphs", NeuralShards)
     torch.set_num_threads(ctx.threads)
     graphs = DenseGraphs.load(ctx.input["graphs"])
-    chosen = rrwp_shard_graphs(ctx.wildcards["set"], int(ctx.wildcards["shard"]), selection, shards)
+    chosen = rrwp_shard_graphs(ctx.wildcards["set"], int(ctx.wildcards["shard"]), selection, shards, _fresh_splits(ctx))
     encodings = [
         rrwp(edge_index_of(graphs.adjacency(g)), graphs.size(g), plan.steps, plan.add_identity, plan.variant)
         for g in chosen
@@ -328,6 +411,11 @@ def pattern_neural_rrwp(ctx: RuleContext) -> None:
     log.info(
         "%s %s shard %s: %d graphs", ctx.wildcards["model"], ctx.wildcards["set"], ctx.wildcards["shard"], len(chosen)
     )
+
+
+def _fresh_splits(ctx: RuleContext) -> FreshSplits | None:
+    """The fresh training splits' sizes (``params.fresh``), given to the jobs that read those splits only."""
+    return None if ctx.params.get("fresh") is None else ctx.settings("fresh", FreshSplits)
 
 
 # ---- training ---------------------------------------------------------------------------------------------------
@@ -360,18 +448,24 @@ def pattern_neural_train(ctx: RuleContext) -> None:
     """One model (``wildcards.model``) under one protocol and seed, trained with its recipe at this scale; its
     records, per-node predictions of every evaluated set at each rule's epoch, and its summary."""
     model, protocol, seed = ctx.wildcards["model"], ctx.wildcards["protocol"], int(ctx.wildcards["seed"])
-    if protocol != "released":
-        raise ValueError(f"protocol {protocol!r} is not implemented; protocols: released")
     run = ctx.settings("neural", NeuralRun)
     selection = ctx.settings("selection", Selection)
     scale = None if ctx.params["scale"] is None else ctx.settings("scale", NeuralScale)
     recipe = neural_recipe(model, ctx.params["recipe"], scale, int(ctx.params["micro_batches"]))
     torch.set_num_threads(ctx.threads)
     sets = evaluated_sets(ctx.params["sets"])
-    orders = {name: neural_graphs(name, selection, run) for name in ["train", *sets]}
+    held_out = protocol == "held_out"
+    orders = protocol_orders(
+        protocol,
+        ["train", *sets],
+        selection,
+        run,
+        _fresh_splits(ctx),
+        ctx.input["held_out_graphs"] if held_out else None,
+    )
     train = _set_data(ctx, "train", orders["train"], recipe.rrwp)
     evaluate = {name: _set_data(ctx, name, orders[name], recipe.rrwp) for name in sets}
-    parts = ("pattern", "neural", model, protocol, seed, ctx.params["seed"])
+    parts = ("pattern", "neural", model, seed, ctx.params["seed"])  # not the protocol: module docstring
     config = recipe.train_config(
         stable_seed(*parts, "init"), stable_seed(*parts, "loader"), run.device, run.checkpoint_every_s
     )
@@ -401,6 +495,8 @@ def pattern_neural_train(ctx: RuleContext) -> None:
         "versions": environment_versions(),
     }
     write_records(ctx.output["records"], [{**base, **r} for r in result.records])
+    with atomic_path(ctx.output["weights"]) as tmp:
+        save_file({k: v.detach().cpu().contiguous() for k, v in result.model.state_dict().items()}, str(tmp))
     for name in sets:
         sizes = np.cumsum([0, *(d.num_nodes for d in evaluate[name])])
         write_shard(
@@ -421,6 +517,8 @@ def pattern_neural_train(ctx: RuleContext) -> None:
             "rrwp": dataclasses.asdict(recipe.rrwp),
             "train_config": dataclasses.asdict(config),
             "graphs": {name: len(order) for name, order in orders.items()},
+            "graph_sets": {name: NEURAL_SETS[set_key(protocol, name)] for name in orders},
+            "withheld_patterns": withheld_patterns(ctx.input["held_out_patterns"]) if held_out else [],
             "epochs": result.epochs,
             "chosen": result.chosen,
             "at_chosen": {

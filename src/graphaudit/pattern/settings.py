@@ -22,8 +22,10 @@ __all__ = [
     "ChainLength",
     "ClusterSettings",
     "EvaluatedSets",
+    "FreshSplits",
     "Generation",
     "GeneratorLaw",
+    "HeldOut",
     "HostFit",
     "MatcherSettings",
     "MinesweeperSettings",
@@ -44,7 +46,7 @@ __all__ = [
 
 SetName = Literal["test", "val", "fresh", "familiar"]
 NeuralModel = Literal["ckgconv", "grit"]
-NeuralProtocol = Literal["released"]
+NeuralProtocol = Literal["released", "held_out", "fresh_trained"]
 ClusterVariant = Literal["final", "no_factor", "factor_short"]
 
 
@@ -240,12 +242,33 @@ class NeuralRun(NeuralShards):
 
 
 @dataclass(frozen=True)
+class HeldOut:
+    """``pattern.neural.held_out``: library patterns withheld from the held_out protocol's training and
+    validation graphs, drawn within the pattern-size groups (under 14 nodes, 14 or more)."""
+
+    patterns: int
+
+
+@dataclass(frozen=True)
+class FreshSplits:
+    """``pattern.neural.fresh_splits``: graphs of the fresh_trained protocol's training and validation splits,
+    each with its own new pattern."""
+
+    train: int
+    val: int
+
+
+@dataclass(frozen=True)
 class NeuralSettings(NeuralRun):
     """``pattern.neural``: CKGConv and GRIT retrained on the PATTERN sets (Section 4, Appendix D)."""
 
     recipes: str
     models: tuple[NeuralModel, ...]
     protocols: tuple[NeuralProtocol, ...]
+    protocol_models: dict[NeuralProtocol, tuple[NeuralModel, ...] | None]
+    held_out: HeldOut
+    fresh_splits: FreshSplits
+    round_trip_graphs: int
     seeds: tuple[int, ...]
     overrides: dict[NeuralModel, NeuralScale | None]
     micro_batches: dict[NeuralModel, int]

@@ -13,21 +13,25 @@ seeded from (seed, set, pattern, copy), so sets are reproducible shard by shard 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from graphaudit.common.seeds import rng_for
+from graphaudit.graphs.canon import canonical_key
 from graphaudit.pattern.blocks import bernoulli_symmetric
 from graphaudit.pattern.dense import DenseGraphs, Truth, pack_graphs
 
 __all__ = [
+    "MAX_REJECTIONS",
     "PatternLaw",
+    "distinct_fresh_splits",
     "draw_graph",
     "draw_library",
     "draw_pattern",
     "familiar_set",
+    "fresh_law",
     "fresh_set",
     "law_for",
     "official_split",
@@ -120,14 +124,57 @@ def official_split(
     return _collect(rows, ids)
 
 
+def fresh_law(law: PatternLaw, size_law: str = "release") -> PatternLaw:
+    """The law of fresh patterns (spec 4.9 step 2): ``law`` with the sizes of ``size_law`` (U{6..34} by default)."""
+    return replace(law, pattern_size=SIZE_LAWS[size_law])
+
+
 def fresh_set(law: PatternLaw, count: int, seed: int, size_law: str = "release") -> tuple[DenseGraphs, Truth]:
     """Graphs that each carry their own newly drawn pattern (sizes U{6..34} by default); pattern id -1."""
-    fresh_law = replace(law, pattern_size=SIZE_LAWS[size_law])
+    pattern_law = fresh_law(law, size_law)
     rows = []
     for g in range(count):
         rng = rng_for("pattern", "fresh", seed, g)
-        rows.append(draw_graph(rng, law, *draw_pattern(rng, fresh_law)))
+        rows.append(draw_graph(rng, law, *draw_pattern(rng, pattern_law)))
     return _collect(rows, [-1] * count)
+
+
+MAX_REJECTIONS = 10_000
+"""Draws one graph of :func:`distinct_fresh_splits` may reject before the law is declared exhausted."""
+
+
+def distinct_fresh_splits(
+    law: PatternLaw, counts: Mapping[str, int], seed: int, forbidden: Collection[str], size_law: str = "release"
+) -> tuple[dict[str, tuple[DenseGraphs, Truth]], dict[str, int]]:
+    """Splits (``counts``: split -> graphs, generated in that order) in which every graph carries its own new
+    pattern under the fresh law (:func:`fresh_law`), all distinct by canonical form with features
+    (:func:`~graphaudit.graphs.canon.canonical_key`) from one another and from the ``forbidden`` keys.
+
+    Graph ``g`` of a split draws from its own generator (seed, split, g): patterns until one is accepted (rejection
+    sampling), then its host, as :func:`fresh_set` draws a graph. Returns the splits (pattern id -1, as fresh sets)
+    and the rejected draws: ``forbidden`` (a forbidden key) and ``repeated`` (a pattern accepted before).
+    """
+    pattern_law = fresh_law(law, size_law)
+    banned, accepted = set(forbidden), set()
+    rejected = {"forbidden": 0, "repeated": 0}
+    out = {}
+    for split, count in counts.items():
+        rows = []
+        for g in range(count):
+            rng = rng_for("pattern", "fresh_trained", seed, split, g)
+            for _ in range(MAX_REJECTIONS):
+                adj, x = draw_pattern(rng, pattern_law)
+                key = canonical_key(adj, x)
+                reason = "forbidden" if key in banned else "repeated" if key in accepted else None
+                if reason is None:
+                    break
+                rejected[reason] += 1
+            else:
+                raise RuntimeError(f"{split} graph {g}: no new pattern in {MAX_REJECTIONS} draws; the law is exhausted")
+            accepted.add(key)
+            rows.append(draw_graph(rng, law, adj, x))
+        out[split] = _collect(rows, [-1] * count)
+    return out, rejected
 
 
 def familiar_set(
