@@ -350,7 +350,8 @@ def table15(ctx: RuleContext) -> None:
     write_table(
         pd.DataFrame(rows, columns=ms_scoring.TABLE15_COLUMNS),
         ctx.output["table"],
-        title=f"Convergence criteria of the strip sampler (Table 15; {ms_scoring.board_label(board)})",
+        title=f"Convergence criteria of the strip sampler (Table 15; {ms_scoring.board_label(board)}; draws: chains x "
+        "kept sweeps, the paper's unit)",
     )
 
 
