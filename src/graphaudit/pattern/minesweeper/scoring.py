@@ -10,8 +10,8 @@ of 24,432 comes from 4 chains of about 10,000-11,000 sampling sweeps less 200 bu
 0.57-0.62 per draw); counting per strip update instead (about 52 updates a sweep on the 100 x 100 board) would
 multiply the draws, not the ESS: on the regenerated board, 2 chains x 1,200 kept sweeps gave a mine-count ESS of
 1,319 per sweep (0.55 per draw) and 1,721 per update (1.3 times as many, from 51.5 times the draws). The quick scale's
-728 is the paper's rate on a shorter run: one chain of 2,000 sweeps, 567 of them annealing and 200 burn-in, leaves
-1,233 draws (0.59 per draw).
+ESS of about 700 is the paper's rate on a shorter run: one chain of 2,000 sweeps, 567 of them annealing and 200 burn-in,
+leaves 1,233 draws (0.56-0.59 per draw).
 """
 
 from __future__ import annotations
