@@ -7,6 +7,7 @@ Regenerate after a deliberate change, review the diff (``git diff tests/pattern/
 commit::
 
     .venv/bin/python -m tests.pattern.golden_tables --tables   # the expected tables from the committed inputs
+    .venv/bin/python -m tests.pattern.golden_tables --neural   # first the neural runs' scores (synthetic runs)
     .venv/bin/python -m tests.pattern.golden_tables --inputs   # first the inputs as well (the miniature run)
 """
 
@@ -15,21 +16,28 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
+from graphaudit.common.atomic import write_json
 from graphaudit.common.rule import RuleContext
+from graphaudit.common.seeds import rng_for
 from graphaudit.common.settings import config_slice, load_settings
-from graphaudit.pattern import tables
+from graphaudit.pattern import neural_tables, tables
 from graphaudit.pattern.cluster import tasks as cluster_tasks
+from graphaudit.pattern.dense import DenseGraphs
 from graphaudit.pattern.minesweeper import tasks as ms_tasks
 from graphaudit.pattern.minesweeper.board import Board, counts_from_mines, stratified_masks
+from graphaudit.pattern.neural import load_recipes, neural_recipe
 from graphaudit.pattern.planted import tasks as planted_tasks
-from graphaudit.pattern.planted.scoring import n_check_shards, n_shards
+from graphaudit.pattern.planted.scoring import evaluated_graphs, n_check_shards, n_shards
 from graphaudit.pattern.settings import BlindChains, Selection, StartChecks
+from graphaudit.pattern.shards import write_shard
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
+RECIPES = Path(__file__).resolve().parents[2] / "config/pattern/neural.yaml"  # the released recipes (the budget check)
 INPUTS = GOLDEN / "inputs"
 EXPECTED = GOLDEN / "expected"
 
@@ -72,16 +80,38 @@ PUBLISHED = [
     {"predictor": "GatedGCN-PE", "reference": "Dwivedi et al. (2023)", "first_public": 2020, "cw_acc": 86.5},
     {"predictor": "GRIT", "reference": "Ma et al. (2023)", "first_public": 2023, "cw_acc": 87.2},
 ]
+PUBLISHED_TABLE1 = [
+    {"benchmark": "PATTERN", "metric": "class-weighted accuracy", "without_graph": 50.52, "best_published": 89.75},
+    {"benchmark": "Minesweeper", "metric": "ROC AUC", "without_graph": 50.89, "note": "a preprint"},
+]
+NEURAL_RUNS = {  # (protocol, model, seed): (training graphs, the released recipe or a reduced one, signal strength)
+    ("released", "ckgconv", 0): (10_000, True, 2.0),
+    ("released", "ckgconv", 1): (40, False, 1.0),
+    ("released", "grit", 0): (40, False, 1.5),
+    ("held_out", "ckgconv", 0): (32, False, 1.0),
+    ("fresh_trained", "ckgconv", 0): (40, False, 1.2),
+}
+WITHHELD = [1]  # the held-out run's withheld library pattern
+NEURAL_CHOSEN = {"released": 3, "best_validation": 2, "last": 4}  # epochs each checkpoint rule picked (from zero)
 PUBLISHED_TABLE4 = [
     {"benchmark": "CLUSTER", "estimate": 81.6, "sd_over_seeds": 0.19, "diagnostics": "GRPE-Small"},
     {"benchmark": "Minesweeper", "estimate": 99.55, "sd_over_splits": 0.15, "diagnostics": "SIES"},
 ]
 """The golden run's settings (pinned here, not read from the config, so a config change cannot move it)."""
 
+NEURAL_INPUTS = {
+    **{f"neural_{name}": f"neural/{name}.csv" for name in ("counts", "sets", "runs", "graphs")},
+    "counts": "scores/counts.csv",
+    "blind_sets": "scores/sets.csv",
+}
+NEURAL_PARAMS = {"bootstrap": BOOTSTRAP, "seed": SEED}
+
 # table -> (inputs under golden/inputs/, params); list-valued inputs are globbed
 TABLES: dict[str, tuple[dict[str, str], dict]] = {
+    "table1": ({}, {"published": PUBLISHED_TABLE1}),
     "table2": ({"counts": "scores/counts.csv"}, {"published": PUBLISHED, "bootstrap": BOOTSTRAP, "seed": SEED}),
-    "table3": ({"counts": "scores/counts.csv"}, {"bootstrap": BOOTSTRAP, "batch": BATCH, "seed": SEED}),
+    "table3": (NEURAL_INPUTS, {"bootstrap": BOOTSTRAP, "batch": BATCH, "seed": SEED}),
+    "table5": ({"library": "library.npz"}, {"pattern": GENERATION}),
     "table6": ({"library": "library.npz", "ids": "pattern_ids.csv"}, {}),
     "table7": ({"graphs": "scores/graphs.csv"}, {}),
     "table8": ({"counts": "scores/counts.csv"}, {"batch": BATCH}),
@@ -121,6 +151,9 @@ TABLES: dict[str, tuple[dict[str, str], dict]] = {
         {},
     ),
     "table4": ({"cluster": "@cluster", "minesweeper": "@minesweeper"}, {"published": PUBLISHED_TABLE4}),
+    **{name: (NEURAL_INPUTS, NEURAL_PARAMS) for name in ("table9", "table10", "table11", "table12", "table13")},
+    "table14": (NEURAL_INPUTS, NEURAL_PARAMS),
+    "oracle_auc": (NEURAL_INPUTS, NEURAL_PARAMS),
 }
 """Every table, in build order: ``@name`` is the table ``name`` just built (Table 4 reads two of them)."""
 
@@ -216,6 +249,83 @@ def _pattern_inputs(work: Path, inputs: Path) -> None:
     )
 
 
+def _golden_probabilities(labels: np.ndarray, strength: float, rng: np.random.Generator) -> np.ndarray:
+    """Per-node pattern probabilities that separate the classes by ``strength`` logits, with noise."""
+    return (1.0 / (1.0 + np.exp(-(strength * (2.0 * labels - 1.0) - 0.5 + rng.normal(0.0, 1.5, len(labels)))))).astype(
+        np.float32
+    )
+
+
+def _golden_run(folder: Path, key: tuple[str, str, int], sets: dict[str, str], recipes: dict) -> None:
+    """One synthetic run folder: ``run.json`` (the released recipe, or a reduced one), a predictions file per set with
+    one probability field per checkpoint rule (a held-out run's ``run.json`` lists its withheld patterns)."""
+    protocol, model, seed = key
+    train_graphs, released, strength = NEURAL_RUNS[key]
+    recipe = neural_recipe(model, recipes[model])
+    model_config = {**asdict(recipe.model_config), **({} if released else {"hidden": 8, "layers": 1})}
+    selection = load_settings(Selection, SELECTION)
+    for set_name, path in sets.items():
+        graphs, order = DenseGraphs.load(path), evaluated_graphs(set_name, selection)
+        fields = {}
+        for rule in NEURAL_CHOSEN:
+            rng = rng_for("golden", "neural", *key, set_name, rule)
+            fields[f"prob_{rule}"] = [_golden_probabilities(graphs.labels(g), strength, rng) for g in order]
+        write_shard(str(folder / f"predictions_{set_name}.npz"), order, fields)
+    run = {
+        "protocol": protocol,
+        "model": model,
+        "seed": seed,
+        "device": "cpu",
+        "epochs": 5,
+        "chosen": NEURAL_CHOSEN,
+        "model_config": model_config,
+        "train_config": {
+            "max_epochs": recipe.max_epochs if released else 5,
+            "batch_size": recipe.batch_size,
+            "lr": recipe.lr,
+            "micro_batches": 2 if model == "grit" else 1,
+        },
+        "graphs": {"train": train_graphs},
+        "parameters": 1000,
+        "wall_s": 7200.0,
+        "withheld_patterns": WITHHELD if protocol == "held_out" else [],
+    }
+    write_json(folder / "run.json", run)
+
+
+def _neural_inputs(work: Path, inputs: Path) -> None:
+    """The neural runs' tidy scores from synthetic run folders on the golden sets (regenerated as the miniature
+    PATTERN run draws them): what ``neural_scores`` writes from real runs."""
+    files = {f"official_{s}": f"official_{s}" for s in ("train", "val", "test")} | {
+        "fresh": "fresh",
+        "familiar": "familiar",
+    }
+    data = {name: str(work / f"{stem}.npz") for name, stem in files.items()}
+    truth = {f"truth_{name}": str(work / f"truth_{stem}.npz") for name, stem in files.items()}
+    _run(planted_tasks.generate, {}, {**data, **truth}, {"pattern": GENERATION, "seed": SEED})
+    stems = {"test": "official_test", "familiar": "familiar", "fresh": "fresh"}
+    sets = {s: data[stems[s]] for s in SETS}
+    recipes = load_recipes(RECIPES)
+    runs = []
+    for key in NEURAL_RUNS:
+        folder = work / "neural" / key[0] / key[1] / f"seed{key[2]}"
+        folder.mkdir(parents=True)
+        _golden_run(folder, key, sets, recipes)
+        runs.append(folder)
+    _run(
+        neural_tables.neural_scores,
+        {
+            **{f"graphs_{s}": sets[s] for s in SETS},
+            **{f"truth_{s}": truth[f"truth_{stems[s]}"] for s in SETS},
+            "runs": [str(f / "run.json") for f in runs],
+            "predictions": [str(f / f"predictions_{s}.npz") for f in runs for s in SETS],
+            "recipes": str(RECIPES),
+        },
+        {name: str(inputs / "neural" / f"{name}.csv") for name in ("counts", "sets", "runs", "graphs")},
+        {"selection": SELECTION, "sets": SETS},
+    )
+
+
 def _cluster_inputs(inputs: Path) -> None:
     graphs = str(inputs / "cluster" / "test.npz")
     _run(cluster_tasks.cluster_generate, {}, {"graphs": graphs}, {"source": "regenerate", "graphs": 4, "seed": SEED})
@@ -274,6 +384,7 @@ def build_inputs(inputs: Path = INPUTS) -> None:
     (inputs / "scores").mkdir(parents=True)
     with tempfile.TemporaryDirectory() as work:
         _pattern_inputs(Path(work), inputs)
+        _neural_inputs(Path(work) / "neural_sets", inputs)
         _cluster_inputs(inputs)
         _minesweeper_inputs(Path(work), inputs)
 
@@ -282,11 +393,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--inputs", action="store_true", help="rerun the miniature study for the inputs first")
     parser.add_argument("--tables", action="store_true", help="rebuild the expected tables from the inputs")
+    parser.add_argument("--neural", action="store_true", help="rerun the neural inputs first (synthetic runs)")
     args = parser.parse_args()
-    if not (args.inputs or args.tables):
-        parser.error("say --tables (expected tables) or --inputs (inputs, then tables)")
+    if not (args.inputs or args.tables or args.neural):
+        parser.error("say --tables (expected tables), --neural or --inputs (inputs, then tables)")
     if args.inputs:
         build_inputs()
+    elif args.neural:
+        shutil.rmtree(INPUTS / "neural", ignore_errors=True)
+        with tempfile.TemporaryDirectory() as work:
+            _neural_inputs(Path(work), INPUTS)
     shutil.rmtree(EXPECTED, ignore_errors=True)
     build_tables(INPUTS, EXPECTED)
     print(f"wrote {EXPECTED}; review the diff before committing")

@@ -256,6 +256,13 @@ def test_not_run_for_missing_row(root: Path) -> None:
     assert verdict.reason == "scores.csv: 0 rows match dataset=PROTEINS (not in this run's config?)"
 
 
+def test_not_run_missing_row_needs_gpu(root: Path) -> None:
+    c = claim(source={"table": TABLE, "column": "auc", "where": {"dataset": "PROTEINS"}}, requires="gpu")
+    verdict = evaluate("glad", c, root, "ci")
+    assert verdict.status == "NOT RUN"
+    assert verdict.reason == "needs a GPU run; scores.csv: 0 rows match dataset=PROTEINS (not in this run's config?)"
+
+
 def test_not_run_for_ambiguous_row(root: Path) -> None:
     c = claim(source={"table": TABLE, "column": "auc", "where": {"dataset": "AIDS"}})
     verdict = evaluate("glad", c, root, "ci")

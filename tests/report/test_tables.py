@@ -67,6 +67,7 @@ def test_to_markdown_header_only_for_empty_frame() -> None:
         (np.float64(0.125), "0.125"),
         (7, "7"),
         (np.int64(42), "42"),
+        (pd.NA, ""),  # a missing cell of a nullable integer column (seeds of the rows that have none)
         (True, "True"),
         ("PASS", "PASS"),
         ("a|b|c", "a\\|b\\|c"),

@@ -64,6 +64,26 @@ def test_ci_config_runs_end_to_end(ci_runs):
     assert "-> graphaudit.data.tasks:data_fetch" in (run / "logs/data/fetch_MUTAG.log").read_text()
 
 
+def test_ci_scores_your_own_model_as_table3_scores_the_run(ci_runs):
+    """ci.yaml names a CKGConv run's own folder as a bring-your-own model: its rows are that run's Table 3 rows."""
+    run = ci_runs[0]
+    table3 = pd.read_csv(run / "results/pattern/tables/table3.csv")
+    byo = pd.read_csv(run / "results/pattern/byo/ckgconv_seed0.csv")
+    mine = byo[byo["rule"] == "released"].set_index("set")
+    rows = table3[table3["predictor"] == "CKGConv (released), seed 0"].set_index("set")
+    columns = [
+        "cw_acc",
+        "ci_low",
+        "ci_high",
+        "cw_batch",
+        "plain",
+        "diff_vs_pattern_blind",
+        "diff_ci_low",
+        "diff_ci_high",
+    ]
+    pd.testing.assert_frame_equal(mine.loc[rows.index, columns], rows[columns])
+
+
 def zipped_results(archive: zipfile.ZipFile) -> dict[str, list[bytes]]:
     """File name -> the contents of every result stored under that name in a Snakemake report zip."""
     stored: dict[str, list[bytes]] = {}
@@ -106,7 +126,7 @@ def test_ci_report_opens_with_the_verdicts_and_shows_every_figure(ci_runs):
     order = [page.index(f'id="{anchor}"') for anchor in ("dashboard", "failed", "data", *sorted(STUDIES))]
     assert order == sorted(order)
     per_study = {s: [p for p in study_outputs(s) if p.endswith(".png")] for s in STUDIES}
-    expected = {"pattern": 2, "nodeground": 11, "glad": 3, "graphlm": 1, "llmpattern": 7}
+    expected = {"pattern": 4, "nodeground": 11, "glad": 3, "graphlm": 1, "llmpattern": 7}
     assert {s: len(f) for s, f in per_study.items()} == expected
     figures = [p for study_figures in per_study.values() for p in study_figures]
     for figure in figures:
@@ -123,7 +143,8 @@ def test_ci_report_renders_in_headless_chromium(ci_runs, headless_page_problems)
 
 RUN_RECORDS = "results/glad/records"  # training runs: records carry wall time and peak memory by design
 LM_RUNS = "results/graphlm/*/lm/*/s*/run.json"  # the graph language models' runs: their wall time
-MACHINE_FIELDS = {"wall_s", "peak_rss_mb", "records_sha256"}  # the seal of records.jsonl, which holds both
+NEURAL_RUNS = ("results/pattern/neural/*/*/seed*/run.json", "results/pattern/neural/*/*/seed*/records.jsonl")
+MACHINE_FIELDS = {"wall_s", "epoch_s", "peak_rss_mb", "records_sha256"}  # the seal of records.jsonl, which holds both
 # nodeground measures what each method costs (spec 4.7-4.9): its records carry seconds and peak memory, and the
 # tables built from those measurements differ in exactly these columns between two runs on one machine
 NODEGROUND = "results/nodeground"
@@ -134,6 +155,12 @@ COST_TABLES = {
     "frontier": {"overhead", "log2_overhead", "on_frontier"},
 }
 COST_FIGURES = {"fig8", "fig15", "fig16"}  # drawn from the cost tables above
+# the pattern study's neural runs report their training time (Table 9, from the scores' runs.csv)
+TIMED_TABLES = {
+    Path("results/pattern/neural/scores/runs.csv"): {"train_hours"},
+    Path("results/pattern/tables/table9.csv"): {"train_hours"},
+}
+TIMED_MARKDOWN = Path("results/pattern/tables/table9.md")
 REPORT_MD = Path("results/report/index.md")
 
 
@@ -148,15 +175,23 @@ def without_measured_columns(path: Path, columns: set[str]) -> pd.DataFrame:
 
 
 def cost_table_lines(run: Path) -> set[str]:
-    """The lines of nodeground's cost tables (none when the run left the study out)."""
-    tables = [run / NODEGROUND / "tables" / f"{name}.md" for name in COST_TABLES]
+    """The lines of nodeground's cost tables and the timed pattern table (none when the run left them out)."""
+    tables = [run / NODEGROUND / "tables" / f"{name}.md" for name in COST_TABLES] + [run / TIMED_MARKDOWN]
     return {line for table in tables if table.exists() for line in table.read_text().splitlines()}
 
 
 def assert_same_outside_measurements(first: Path, second: Path, relative: Path) -> None:
     """The comparison of one output of two runs, leaving out what is a measurement of the machine."""
-    if (relative.is_relative_to(RUN_RECORDS) and relative.suffix in (".jsonl", ".json")) or relative.match(LM_RUNS):
+    if (
+        (relative.is_relative_to(RUN_RECORDS) and relative.suffix in (".jsonl", ".json"))
+        or relative.match(LM_RUNS)
+        or any(relative.match(pattern) for pattern in NEURAL_RUNS)
+    ):
         assert without_machine_fields(first / relative) == without_machine_fields(second / relative), relative
+    elif relative in TIMED_TABLES:
+        pd.testing.assert_frame_equal(
+            *(without_measured_columns(r / relative, TIMED_TABLES[relative]) for r in (first, second))
+        )
     elif (
         relative.is_relative_to(NODEGROUND) and relative.stem in COST_TABLES and relative.suffix in (".csv", ".parquet")
     ):
@@ -181,7 +216,7 @@ def compared_outputs(run: Path) -> list[Path]:
         p
         for p in outputs
         if p.name != "checkpoint.pt"
-        and p != Path("results/report/index.html")
+        and p not in (Path("results/report/index.html"), TIMED_MARKDOWN)
         and not (
             p.is_relative_to(NODEGROUND)
             and p.suffix in (".md", ".png", ".svg")

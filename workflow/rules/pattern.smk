@@ -26,6 +26,14 @@ PATTERN_DATA = "data/generated/pattern"
 PATTERN_OUT = "results/pattern"
 PATTERN_SCORES = f"{PATTERN_OUT}/scores"
 PATTERN_SET_FILE = {"test": "official_test", "val": "official_val", "fresh": "fresh", "familiar": "familiar"}
+# the neural runs' tidy scores (rule neural_scores_pattern, pattern_neural_tables.smk) and what every table that
+# scores a neural run beside the pattern-blind predictors reads (Table 3 here, Tables 9-14 there)
+PATTERN_NEURAL_SCORES = {n: f"{PATTERN_OUT}/neural/scores/{n}.csv" for n in ("counts", "sets", "runs", "graphs")}
+NEURAL_TABLE_INPUTS = {
+    **{f"neural_{n}": path for n, path in PATTERN_NEURAL_SCORES.items()},
+    "counts": f"{PATTERN_SCORES}/counts.csv",
+    "blind_sets": f"{PATTERN_SCORES}/sets.csv",
+}
 
 
 rule generate_pattern:
@@ -236,7 +244,7 @@ rule table2_pattern:
 
 rule table3_pattern:
     input:
-        counts=rules.scores_pattern.output.counts,
+        **NEURAL_TABLE_INPUTS,
     output:
         table=report_output(f"{PATTERN_OUT}/tables/table3.csv", "pattern", "tables"),
     log:

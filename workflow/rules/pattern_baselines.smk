@@ -1,5 +1,6 @@
-# pattern study (paper 000), part 2: generator baselines for CLUSTER and Minesweeper (Table 4, Table 15), and the
-# study's target. Read after pattern.smk (the Snakefile includes both), whose PATTERN settings it uses.
+# pattern study (paper 000), part 2: generator baselines for CLUSTER and Minesweeper (Table 4, Table 15). Read after
+# pattern.smk (the Snakefile includes both), whose PATTERN settings it uses; the study's target is in
+# pattern_neural_tables.smk.
 from graphaudit.common.settings import config_slice
 from graphaudit.pattern.cluster.tasks import n_cluster_shards
 from graphaudit.pattern.minesweeper.tasks import strip_parts
@@ -232,12 +233,3 @@ rule pattern_baselines:
         rules.cluster_differences_pattern.output,
         rules.minesweeper_pattern.output,
         rules.table15_pattern.output,
-
-
-rule pattern:
-    input:
-        rules.pattern_matcher.input,
-        rules.pattern_baselines.input,
-
-
-STUDY_TARGETS["pattern"] = list(rules.pattern.input)

@@ -1,9 +1,11 @@
-"""The pattern study's figures, one rule entry each: Figure 1 (one pattern reused in a training and a test graph)
-and Figure 2 (published scores by year, with the pattern-blind band)."""
+"""The pattern study's figures, one rule entry each: Figure 1 (one pattern reused in a training and a test graph),
+Figure 2 (published scores by year, with the pattern-blind band), Figures 3 and 4 (the neural runs beside the
+pattern-blind predictor, from Tables 3 and 11)."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,7 +21,7 @@ from graphaudit.pattern.settings import BootstrapSettings
 from graphaudit.pattern.tidy import read_frame
 from graphaudit.report.figures import pyplot, save_figure
 
-__all__ = ["fig1", "fig2"]
+__all__ = ["fig1", "fig2", "fig3", "fig4"]
 
 HOST_GROUPS = 5
 
@@ -122,3 +124,113 @@ def _plot_panels(
     axes[1, 0].set_ylabel("feature", rotation=0, ha="right", va="center", fontsize=8)
     figure.tight_layout()
     save_figure(figure, png)
+
+
+# ---- Figures 3 and 4: the neural runs beside the pattern-blind predictor ---------------------------------------------
+SET_ORDER = ("official", "familiar", "fresh")
+HELD_OUT_PARTS = (("kept", "kept"), ("held out", "held_out"))  # (x label, Table 11 column prefix)
+
+
+@dataclass(frozen=True)
+class Series:
+    """One marker kind of Figures 3 and 4: its legend label, matplotlib marker and points (x label, seed or
+    ``None`` for a predictor without seeds, accuracy, interval)."""
+
+    label: str
+    marker: str
+    points: list[tuple[str, int | None, float, float, float]]
+
+
+def table3_series(table3: pd.DataFrame, model: str, protocol: str, label: str, marker: str) -> Series:
+    """A neural run's Table 3 rows (official-like, familiar, fresh) as one series, every seed."""
+    rows = table3[(table3["model"] == model) & (table3["protocol"] == protocol) & table3["set"].isin(SET_ORDER)]
+    return Series(
+        label, marker, [(r.set, int(r.seed), r.cw_acc, r.ci_low, r.ci_high) for r in rows.itertuples(index=False)]
+    )
+
+
+def blind_series(table3: pd.DataFrame, table11: pd.DataFrame | None = None) -> Series:
+    """The pattern-blind predictor on each set of Table 3 and, when given, on Table 11's kept and held-out graphs
+    (the same for every seed: the first row's)."""
+    rows = table3[(table3["predictor"] == PATTERN_BLIND) & table3["set"].isin(SET_ORDER)]
+    points = [(r.set, None, r.cw_acc, r.ci_low, r.ci_high) for r in rows.itertuples(index=False)]
+    if table11 is not None and len(table11):
+        first = table11.iloc[0]
+        points += [
+            (x, None, first[f"blind_{c}"], first[f"blind_{c}_ci_low"], first[f"blind_{c}_ci_high"])
+            for x, c in HELD_OUT_PARTS
+        ]
+    return Series("pattern-blind predictor", "o", points)
+
+
+def held_out_series(table11: pd.DataFrame) -> Series:
+    """The held-out runs on Table 11's kept and held-out official-like test graphs, every seed."""
+    points = [
+        (x, int(r["seed"]), r[c], r[f"{c}_ci_low"], r[f"{c}_ci_high"])
+        for _, r in table11.iterrows()
+        for x, c in HELD_OUT_PARTS
+    ]
+    return Series("CKGConv trained without the held-out patterns", "s", points)
+
+
+def _plot_series(series: list[Series], categories: list[str], png: str | os.PathLike[str], divider: bool) -> None:
+    """Accuracy with 95% graph-bootstrap bars per category, one marker kind per series, the first seed filled and
+    later seeds open; a dashed divider before the held-out categories when asked. Writes PNG and SVG."""
+    plt = pyplot()
+    figure, axis = plt.subplots(figsize=(7, 3.8))
+    seeds = sorted({seed for s in series for _, seed, *_ in s.points if seed is not None})
+    slots = [(i, seed) for i, s in enumerate(series) for seed in ([None] if s.marker == "o" else seeds)]
+    width = 0.7 / max(len(slots), 1)
+    for i, s in enumerate(series):
+        for x, seed, value, low, high in s.points:
+            slot = slots.index((i, None if s.marker == "o" else seed))
+            position = categories.index(x) - 0.35 + width * (slot + 0.5)
+            filled = seed is None or seed == seeds[0]
+            axis.errorbar(
+                position,
+                value,
+                yerr=[[value - low], [high - value]],
+                fmt=s.marker,
+                color=f"C{i}",
+                markerfacecolor=f"C{i}" if filled else "none",
+                capsize=2,
+                label=f"{s.label}" + ("" if seed is None else f", seed {seed}"),
+            )
+    if divider:
+        axis.axvline(len(SET_ORDER) - 0.5, color="gray", linestyle="--", linewidth=1)
+    axis.set_xticks(range(len(categories)), categories)
+    axis.set_ylabel("class-weighted accuracy")
+    handles, labels = axis.get_legend_handles_labels()
+    unique = dict(zip(labels, handles))
+    axis.legend(unique.values(), unique.keys(), fontsize="x-small", loc="lower left")
+    figure.tight_layout()
+    save_figure(figure, png)
+
+
+def fig3(ctx: RuleContext) -> None:
+    """Figure 3: accuracy on the official-like, familiar and fresh sets (pattern-blind predictor, CKGConv and GRIT
+    trained on the released patterns; Table 3) and, right of a divider, on the official-like test graphs whose
+    pattern was kept in or held out of the held-out runs' training (Table 11), when those runs exist."""
+    table3, table11 = read_frame(ctx.input["table3"]), read_frame(ctx.input["table11"])
+    held = len(table11) > 0
+    series = [
+        blind_series(table3, table11 if held else None),
+        table3_series(table3, "ckgconv", "released", "CKGConv (released patterns)", "^"),
+        table3_series(table3, "grit", "released", "GRIT (released patterns)", "D"),
+    ]
+    if held:
+        series.append(held_out_series(table11))
+    categories = list(SET_ORDER) + ([x for x, _ in HELD_OUT_PARTS] if held else [])
+    _plot_series(series, categories, ctx.output["fig3"], divider=held)
+
+
+def fig4(ctx: RuleContext) -> None:
+    """Figure 4: CKGConv trained on the released patterns and with a new pattern per graph, and the pattern-blind
+    predictor, on the official-like, familiar and fresh sets (Table 3's rows; Table 13 gives the same values)."""
+    table3 = read_frame(ctx.input["table3"])
+    series = [
+        blind_series(table3),
+        table3_series(table3, "ckgconv", "released", "CKGConv (released patterns)", "^"),
+        table3_series(table3, "ckgconv", "fresh_trained", "CKGConv (a new pattern per graph)", "s"),
+    ]
+    _plot_series(series, list(SET_ORDER), ctx.output["fig4"], divider=False)

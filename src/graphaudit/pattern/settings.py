@@ -297,8 +297,9 @@ class PatternSettings:
     batch: int
     published: str
     neural: NeuralSettings
+    byo: dict[str, str]
 
 
 def load_published(path: str) -> dict[str, list[dict[str, Any]]]:
-    """The quoted published results (``pattern.published``): ``published`` (Table 2) and ``table4``."""
+    """The quoted published results (``pattern.published``): ``table1``, ``published`` (Table 2) and ``table4``."""
     return yaml.safe_load(Path(path).read_text(encoding="utf-8"))

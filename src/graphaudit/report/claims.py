@@ -144,8 +144,8 @@ def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Ve
             return verdict("NOT RUN", reason=f"needs a GPU run; {source['table']} has not been produced")
         return verdict("NOT RUN", reason=f"{source['table']} was not produced by this run (study or data not run)")
     value, problem = read_value(table, source["column"], source.get("where", {}))
-    if problem:
-        return verdict("NOT RUN", reason=problem)
+    if problem:  # a GPU claim's row is missing when its runs were not part of this run's config
+        return verdict("NOT RUN", reason=f"needs a GPU run; {problem}" if claim.get("requires") == "gpu" else problem)
     not_run = not_run_reason(table, source.get("where", {}))
     if not_run:
         return verdict("NOT RUN", reason=not_run)

@@ -44,7 +44,7 @@ def to_markdown(frame: pd.DataFrame) -> str:
 def format_value(value: Any) -> str:
     """Plain text of a value: empty for missing, whole floats as integers, other floats with up to 4 decimals
     (or 4 significant digits)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 1e15:

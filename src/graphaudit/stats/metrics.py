@@ -30,3 +30,13 @@ def detection_metrics(labels: np.ndarray, scores: np.ndarray) -> dict[str, float
 def mann_whitney_null_sd(n_pos: int, n_neg: int) -> float:
     """Standard deviation of the AUC (fraction) under random pairing: sqrt((n+ + n- + 1) / (12 n+ n-))."""
     return float(np.sqrt((n_pos + n_neg + 1) / (12.0 * n_pos * n_neg)))
+
+
+def oracle_threshold(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
+    """The single threshold t maximising class-weighted (balanced) accuracy of ``score >= t`` on these binary
+    labels, and that accuracy in points: an oracle, since it reads the labels it is scored on. Ties go to the
+    highest threshold; ``inf`` (nothing positive) competes as well."""
+    fpr, tpr, thresholds = roc_curve(labels, scores, drop_intermediate=False)
+    balanced = 50.0 * (tpr + 1.0 - fpr)
+    best = int(np.argmax(balanced))
+    return float(thresholds[best]), float(balanced[best])

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
 from graphaudit.common.atomic import write_npz
 from graphaudit.pattern.minesweeper.board import Board
-from graphaudit.pattern.minesweeper.scoring import MINESWEEPER_COLUMNS, board_label, bp_row, code_rows
+from graphaudit.pattern.minesweeper.scoring import (
+    MINESWEEPER_COLUMNS,
+    TABLE15_COLUMNS,
+    board_label,
+    bp_row,
+    code_rows,
+    convergence_rows,
+)
+from graphaudit.stats.convergence import ess_bulk
 
 
 def _board() -> Board:
@@ -46,3 +56,29 @@ def test_bp_rows_score_each_mask(tmp_path) -> None:
     labels = bp_row(board, str(tmp_path / "l.npz"), "labels")  # mask m scored with the run of mask m
     assert labels["information"] == "features, training labels" and labels["last_change"] == 0.03
     assert (labels["min_auc"], labels["max_auc"]) == (0.0, 100.0) and labels["mean_auc"] == pytest.approx(50.0)
+
+
+@dataclass
+class _Chain:
+    """What convergence_rows reads of a chain state."""
+
+    mine_trace: np.ndarray
+    trace: np.ndarray
+    kept_sweeps: int
+    phase: str = "sample"
+
+    def marginals(self) -> np.ndarray:
+        return np.full(4, self.trace.mean())
+
+
+def test_convergence_rows_report_the_draws_each_statistic_read() -> None:
+    rng = np.random.default_rng(0)
+    chains = [_Chain(rng.normal(size=n), rng.normal(size=n), n) for n in (30, 25)]
+    rows = {(r["criterion"], r["check"]): r for r in convergence_rows(chains, [99.0, 99.1])}
+    cut = np.stack([c.mine_trace[:25] for c in chains])  # every chain cut to the shortest: 2 x 25 draws per sweep
+    ess = rows[("Effective sample size", "mine count")]
+    assert ess["draws"] == 50 and ess["observed"] == pytest.approx(ess_bulk(cut))
+    assert rows[("Split R-hat", "trace")]["draws"] == 50
+    assert rows[("Chain agreement", "trace, first half against second")]["draws"] == 50
+    assert np.isnan(rows[("Valid chains", "chains that reach a valid board")]["draws"])
+    assert all(set(r) == set(TABLE15_COLUMNS) for r in rows.values())

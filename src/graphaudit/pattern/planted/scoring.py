@@ -8,7 +8,7 @@ Table 7's recovery kinds; the per-set rows of the matcher and Appendix B diagnos
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -165,25 +165,33 @@ def difference_row(counts: np.ndarray, reference: np.ndarray, weights: np.ndarra
     return {"diff_vs_pattern_blind": point, "diff_ci_low": low, "diff_ci_high": high}
 
 
-def table3_rows(counts: pd.DataFrame, replicates: int, seed: int, batch: int) -> list[dict]:
+def table3_rows(
+    counts: pd.DataFrame,
+    replicates: int,
+    seed: int,
+    batch: int,
+    extra: Mapping[str, Sequence[tuple[str, np.ndarray, dict]]] | None = None,
+) -> list[dict]:
     """Table 3: every predictor on every scored set (in the counts' order), with its paired difference to the
-    pattern-blind predictor."""
+    pattern-blind predictor. ``extra``: per set, more predictors scored the same way after the counts' ones, each
+    (name, per-graph counts on the set's graphs in the counts' order, columns of its own), e.g. the neural runs."""
     rows = []
     for set_name in counts["set"].unique():
-        per_predictor = set_counts(counts, set_name)
-        graphs = len(per_predictor[PATTERN_BLIND])
-        weights = set_bootstrap(set_name, graphs, replicates, seed)
-        for name, c in per_predictor.items():
+        per_predictor = {name: (c, {}) for name, c in set_counts(counts, set_name).items()}
+        per_predictor |= {name: (c, columns) for name, c, columns in (extra or {}).get(set_name, [])}
+        reference = per_predictor[PATTERN_BLIND][0]
+        weights = set_bootstrap(set_name, len(reference), replicates, seed)
+        for name, (c, columns) in per_predictor.items():
             row = {
                 "predictor": name,
                 "set": SET_LABELS[set_name],
-                "graphs": graphs,
+                "graphs": len(reference),
                 **pooled_row(c, weights),
                 **convention_row(c, batch),
             }
             if name != PATTERN_BLIND:
-                row.update(difference_row(c, per_predictor[PATTERN_BLIND], weights))
-            rows.append(row)
+                row.update(difference_row(c, reference, weights))
+            rows.append(row | columns)
     return rows
 
 
