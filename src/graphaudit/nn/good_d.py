@@ -62,7 +62,7 @@ from torch import nn
 from torch_geometric.data import Batch
 from torch_geometric.nn import GCN, GINConv, global_add_pool, global_mean_pool
 
-from graphaudit.nn.structural_encoding import with_structural_encodings
+from graphaudit.nn.structural_encoding import STRUCTURAL_INPUTS, with_structural_encodings
 from graphaudit.nn.trainer import Detector, RunGraphs
 
 __all__ = [
@@ -102,8 +102,11 @@ class GOODDConfig:
     num_cluster: int = 2
     alpha: float = 0.0
     is_adaptive: bool = True
+    structural_input: str = "encodings"  # "constant": the F.12 ablation's constant x_s (not a UB-GOLD option)
 
     def __post_init__(self) -> None:
+        if self.structural_input not in STRUCTURAL_INPUTS:
+            raise ValueError(f"structural_input must be one of {STRUCTURAL_INPUTS}, got {self.structural_input!r}")
         for name in ("hidden_dim", "num_layer", "rw_dim", "dg_dim", "num_cluster"):
             if getattr(self, name) < 1:
                 raise ValueError(f"GOODDConfig.{name} must be at least 1, got {getattr(self, name)}")
@@ -289,7 +292,9 @@ class HierarchicalContrastDetector(Detector):
                 f"GOOD-D clusters the training graphs into num_cluster = {self.config.num_cluster} "
                 f"groups but the run has {len(graphs.train)}; lower num_cluster"
             )
-        encoded = with_structural_encodings(graphs, self.config.rw_dim, self.config.dg_dim)
+        encoded = with_structural_encodings(
+            graphs, self.config.rw_dim, self.config.dg_dim, self.config.structural_input
+        )
         for position, data in enumerate(encoded.train):
             data.idx = torch.tensor([position])
         self._n_train = len(encoded.train)
