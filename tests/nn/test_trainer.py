@@ -398,7 +398,9 @@ def test_each_group_is_scored_as_its_own_batch(tmp_path: Path) -> None:
             assert score == pytest.approx(joint[graph_id], abs=1e-5)
     small, large = (np.load(tmp_path / record["group_scores"][n]) for n in ("small", "large"))
     shared = dict(zip(small["item_id"].tolist(), small["score"].tolist()))
-    assert all(shared[i] != pytest.approx(s) for i, s in zip(large["item_id"].tolist(), large["score"].tolist()) if i < 20)
+    assert all(
+        shared[i] != pytest.approx(s) for i, s in zip(large["item_id"].tolist(), large["score"].tolist()) if i < 20
+    )
 
 
 def test_a_group_reads_back_as_a_trajectory_with_the_run_hold_out(tmp_path: Path) -> None:

@@ -303,7 +303,9 @@ class RunGraphs:
     def ids(self) -> dict[str, Any]:
         """Graph ids per part, in the given order (they enter the config hash); ``groups`` only for a run with
         groups, so the hash of a run without them is what it always was."""
-        ids: dict[str, Any] = {name: _ids_of(getattr(self, name), name).tolist() for name in ("train", "test", "holdout")}
+        ids: dict[str, Any] = {
+            name: _ids_of(getattr(self, name), name).tolist() for name in ("train", "test", "holdout")
+        }
         if self.groups:
             ids["groups"] = {name: _ids_of(part, name).tolist() for name, part in self.groups.items()}
         return ids
