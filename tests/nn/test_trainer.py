@@ -442,3 +442,12 @@ def test_group_names_must_name_files_and_a_run_needs_something_to_score() -> Non
         RunGraphs(train=graphs.train, test=[], holdout=[], groups={"holdout": graphs.groups["small"]})
     with pytest.raises(ValueError, match="at least one training graph and one test graph"):
         RunGraphs(train=graphs.train, test=[], holdout=[])
+
+
+def test_node_pair_memory_takes_the_largest_batch_of_any_part() -> None:
+    """Training batches of 2 of the rings (largest 9 + 8 nodes = 17, a ring of n has n + 1 nodes), scoring batches
+    of 3 of any scored part (the large group: 21 + 21 + 7 = 49 nodes)."""
+    graphs = grouped_graphs()
+    settings = config(batch_size=2, batch_size_test=3)
+    assert trainer.node_pair_bytes(graphs, settings, scoring=2, training=1) == 49**2 * 2
+    assert trainer.node_pair_bytes(graphs, settings, scoring=0, training=10) == 17**2 * 10

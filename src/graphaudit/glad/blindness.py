@@ -60,7 +60,6 @@ MIN_VALID_MS = 2
 SCOPE_DROP = 25.0
 VERDICTS = ("confirmed", "refuted", "inconclusive", "partial")
 SCOPE_LIMITED, SCOPE_NOT_LIMITED = "limited to size-preserving changes", "not limited"
-ENCODINGS_LABEL = {"encodings": "UB-GOLD's x_s", "constant": "constant x_s (ablation)"}
 GX_TYPES = tuple(gx.ANOMALY_TYPES)
 MS_TYPES = tuple(ms.FINAL_TYPES)
 CELL_KEYS = ["detector", "typed_set", "generator", "encoding", "type", "variant"]
@@ -337,9 +336,9 @@ def _type_columns() -> list[tuple[str, str, str]]:
 
 def table15_frame(cells: pd.DataFrame, table14: pd.DataFrame, threshold: float = THRESHOLD) -> pd.DataFrame:
     """Table 15, every detector on every type and variant (mean Val-Normal AUROC over the seeds): one row per
-    detector, x_s (UB-GOLD's or the ablation's constant) and GX feature variant; MS-v2 has one feature variant (the
-    atom labels), shown in the F2 rows; ``blind_types`` of ``types`` size-preserving cells are at most the
-    threshold, ``seeds`` the fewest seeds of a cell. Then the control rows of Table 14."""
+    detector, ``x_s`` (``encodings``: UB-GOLD's; ``constant``: the ablation's) and GX feature variant; MS-v2 has one
+    feature variant (the atom labels), shown in the F2 rows; ``blind_types`` of ``types`` size-preserving cells are
+    at most the threshold, ``seeds`` the fewest seeds of a cell. Then the control rows of Table 14."""
     rows = []
     columns = _type_columns()
     for detector in ordered_detectors(cells["detector"]):
@@ -360,7 +359,7 @@ def table15_frame(cells: pd.DataFrame, table14: pd.DataFrame, threshold: float =
             row = {
                 "group": group_of(detector),
                 "detector": detector,
-                "x_s": ENCODINGS_LABEL[encoding],
+                "x_s": encoding,
                 "features": features,
             }
             row |= {column: values.get((name, variant), (math.nan, 0))[0] for column, name, variant in columns}

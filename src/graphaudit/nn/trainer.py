@@ -85,6 +85,7 @@ __all__ = [
     "fixed_batches",
     "graphs_with_ids",
     "load_trajectory",
+    "node_pair_bytes",
     "preserved_rng",
     "read_run_records",
     "record_groups",
@@ -744,6 +745,25 @@ def _score_parts(
 def _no_scores(detector: Detector) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     names = ("score", *detector.score_columns)
     return np.zeros(0, dtype=np.int64), {name: np.zeros(0, dtype=np.float32) for name in names}
+
+
+def node_pair_bytes(graphs: RunGraphs, config: TrainConfig, scoring: float, training: float) -> int:
+    """Peak bytes of a detector whose memory grows with the square of a batch's node count (an N x N matrix over
+    every node of the batch: CVTGAD's and GOOD-D's node-level terms, U23): ``training`` bytes per node pair for a
+    training step on ``batch_size`` graphs, ``scoring`` for a scoring pass on ``batch_size_test`` graphs, each batch
+    taken as the part's largest graphs (an upper bound). The larger of the two."""
+    step = _largest_batch_nodes([graphs.train], config.batch_size) ** 2 * training
+    score = _largest_batch_nodes(graphs.scored(), config.batch_size_test) ** 2 * scoring
+    return int(max(step, score))
+
+
+def _largest_batch_nodes(parts: Iterable[Sequence[Data]], batch_size: int) -> int:
+    """The most nodes ``batch_size`` graphs of one part can hold."""
+    most = 0
+    for part in parts:
+        sizes = sorted((int(g.num_nodes) for g in part), reverse=True)
+        most = max(most, sum(sizes[:batch_size]))
+    return most
 
 
 def fixed_batches(graphs: Sequence[Data], batch_size: int) -> list[Batch]:
