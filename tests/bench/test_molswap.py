@@ -41,9 +41,9 @@ def test_bench_on_nci1_writes_a_checked_row(mirror, tmp_path) -> None:
     ctx = RuleContext(
         input={"graphset": str(tmp_path / "NCI1.npz")},
         output={"table": str(tmp_path / "molswap.csv")},
-        params={"bench": {"family": "D", "k": 2, "seed": 0, "parents": 8, "repeats": 1}},
+        params={"bench": {"family": "C", "k": 1, "seed": 0, "parents": 8, "repeats": 1}},
     )
     bench_molswap(ctx)
     table = pd.read_csv(tmp_path / "molswap.csv")
-    assert table.loc[0, "benchmark"] == "molswap" and table.loc[0, "input"].startswith("NCI1 D/k2/P0 seed 0: ")
+    assert table.loc[0, "benchmark"] == "molswap" and table.loc[0, "input"].startswith("NCI1 C/k1/P0 seed 0: ")
     assert table.loc[0, "ratio"] > 0
