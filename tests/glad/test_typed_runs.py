@@ -142,3 +142,17 @@ def test_an_ms_run_groups_the_test_normals_with_each_type_and_variant() -> None:
     changed = run.graphs.groups["MS2.size_changing"][-1]
     assert changed.num_nodes == 6 and changed.x[:, 2].sum() == 6  # label 3 -> column 2
     assert tr.training_seed(1) == 3408
+
+
+def test_the_constant_x_s_applies_to_detectors_that_read_x_s_only() -> None:
+    import yaml
+
+    from graphaudit.glad.typed_tasks import encoding_options
+
+    catalogue = yaml.safe_load((Path(__file__).parents[2] / "config/glad/detectors.yaml").read_text(encoding="utf-8"))
+    assert encoding_options(catalogue, "OCGIN", "encodings") == {}
+    assert encoding_options(catalogue, "GOOD-D", "constant") == {"structural_input": "constant"}
+    with pytest.raises(ValueError, match="reads no structural encodings"):
+        encoding_options(catalogue, "OCGIN", "constant")
+    with pytest.raises(ValueError, match="encoding must be one of"):
+        encoding_options(catalogue, "CVTGAD", "zeros")
