@@ -156,3 +156,7 @@ def test_the_constant_x_s_applies_to_detectors_that_read_x_s_only() -> None:
         encoding_options(catalogue, "OCGIN", "constant")
     with pytest.raises(ValueError, match="encoding must be one of"):
         encoding_options(catalogue, "CVTGAD", "zeros")
+
+
+def test_every_final_ms_type_edits_the_pool_the_runs_train_on() -> None:
+    assert {candidate.pool for candidate in ms.FINAL_TYPES.values()} == {tr.MS_POOL}

@@ -52,7 +52,8 @@ ENCODING_OPTION = "structural_input"
 SIZE_PRESERVING, SIZE_CHANGING = "size_preserving", "size_changing"
 MS_SEED_PARTS = ("glad", "MS-v2")
 """Leading seed parts of an MS-v2 seed's hold-out (GX's are :data:`graphaudit.glad.gx.SEED_PARTS`)."""
-VALIDITY_POOL = "P0"
+MS_POOL = "P0"
+"""The pool of every final MS-v2 type (MS1 = C/k1, MS2 = D/k2, MS3 = F/k1): its split gives the runs' normals."""
 REPLAY_COLUMNS = [
     "detector",
     "backend",

@@ -207,7 +207,7 @@ def _typed_run(ctx: RuleContext, typed_set: str, seed: int) -> tr.TypedRun:
     if tr.GENERATORS[typed_set] == "GX":
         content = _json(ctx.input["folds"])
         return tr.gx_run(GraphSet.load(ctx.input["graphs"]), folds_from_json(content), content["types"])
-    split = _json(ctx.input["pool"])["splits"][tr.VALIDITY_POOL][str(seed)]
+    split = _json(ctx.input["pool"])["splits"][tr.MS_POOL][str(seed)]
     files = zip(ms.FINAL_TYPES, ctx.input_list("anomalies"), ctx.input_list("size_changing"), strict=True)
     types = [tr.MolSwapType(name, GraphSet.load(a), GraphSet.load(s)) for name, a, s in files]
     return tr.molswap_run(GraphSet.load(ctx.input["graphset"]), split, types, seed, ctx.params["holdout_share"])
