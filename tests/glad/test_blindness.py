@@ -100,7 +100,7 @@ def cells(rows: list[tuple]) -> pd.DataFrame:
     """Cells from (detector, typed set, encoding, type, variant, mean)."""
     frame = pd.DataFrame(rows, columns=["detector", "typed_set", "encoding", "type", "variant", "mean"])
     frame["generator"] = frame["typed_set"].map({GX_F2: "GX", GX_F1: "GX", MS_V2: "MS-v2"})
-    return frame.assign(seeds=5, runs=5, min=frame["mean"], max=frame["mean"])
+    return frame.assign(seeds=5, runs=5, min=frame["mean"], max=frame["mean"], note="")
 
 
 def table14_all_valid() -> pd.DataFrame:
@@ -204,3 +204,11 @@ def test_seed_bootstrap_intervals_by_hand() -> None:
 def test_cell_means_leave_out_and_count_seeds_without_a_result() -> None:
     frame = bl.cell_means(replay([50.0, math.nan, 70.0]))
     assert (frame.loc[0, "mean"], frame.loc[0, "seeds"], frame.loc[0, "runs"]) == (60.0, 2, 3)
+
+
+def test_seeds_without_a_result_are_counted_and_explained() -> None:
+    frame = replay([50.0, math.nan, math.nan]).assign(reason=["", "GOODD needs about 18 GiB; raise the budget", ""])
+    cell = bl.cell_means(frame).iloc[0]
+    assert cell["note"] == "2 of 3 seeds without a result: GOODD needs about 18 GiB"
+    table = bl.table15_frame(bl.cell_means(frame), table14_all_valid())
+    assert table.loc[0, "note"] == cell["note"] and table.loc[0, "T1a"] == 50.0

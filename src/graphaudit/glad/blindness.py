@@ -85,7 +85,8 @@ def ordered_detectors(detectors: Iterable[str]) -> list[str]:
 # ---- cells -----------------------------------------------------------------------------------------------------
 def cell_means(replay: pd.DataFrame) -> pd.DataFrame:
     """One row per cell (:data:`CELL_KEYS`): ``mean`` of the finite seed AUROCs (NaN when none), ``seeds`` (their
-    count), ``runs`` (seeds in the replay), ``min`` and ``max``."""
+    count), ``runs`` (seeds in the replay), ``min`` and ``max``, and ``note``: how many seeds have no result and
+    why (the first reason a run gives, e.g. a run over the memory budget that was not started)."""
     rows = []
     for keys, frame in replay.groupby(CELL_KEYS, sort=False, dropna=False):
         values = frame["auroc"].astype(float)
@@ -98,9 +99,19 @@ def cell_means(replay: pd.DataFrame) -> pd.DataFrame:
                 "runs": int(frame["seed"].nunique()),
                 "min": float(finite.min()) if len(finite) else math.nan,
                 "max": float(finite.max()) if len(finite) else math.nan,
+                "note": _missing_note(frame, len(frame) - len(finite)),
             }
         )
-    return pd.DataFrame(rows, columns=[*CELL_KEYS, "mean", "seeds", "runs", "min", "max"])
+    return pd.DataFrame(rows, columns=[*CELL_KEYS, "mean", "seeds", "runs", "min", "max", "note"])
+
+
+def _missing_note(frame: pd.DataFrame, missing: int) -> str:
+    """'k of n seeds without a result: <first reason, to its first semicolon>' ('' when every seed has one)."""
+    if not missing:
+        return ""
+    reasons = [str(r) for r in frame.get("reason", pd.Series(dtype=str)).fillna("") if str(r)]
+    why = reasons[0].split(";")[0] if reasons else "no finite AUROC"
+    return f"{missing} of {len(frame)} seeds without a result: {why}"
 
 
 def view(
@@ -367,6 +378,7 @@ def table15_frame(cells: pd.DataFrame, table14: pd.DataFrame, threshold: float =
             kept = [x for x in kept if math.isfinite(x)]
             row |= {"blind_types": sum(is_blind(x, threshold) for x in kept), "types": len(kept)}
             row["seeds"] = min((s for _, s in values.values()), default=0)
+            row["note"] = next((note for note in wanted["note"] if note), "")
             rows.append(row)
     rows += _control_rows(table14, columns)
     return _rounded(pd.DataFrame(rows))

@@ -714,7 +714,7 @@ def _check_memory(detector: Detector, graphs: RunGraphs, config: TrainConfig, bu
     needed = detector.peak_memory_bytes(graphs, config) if budget is not None else None
     if needed is not None and needed > budget:
         raise MemoryBudgetError(
-            f"{type(detector).__name__} needs about {needed / 2**30:.3g} GiB for one step "
+            f"{type(detector).__name__} needs about {needed / 2**30:.3g} GiB for one training step or scoring pass "
             f"(batch_size {config.batch_size}, batch_size_test {config.batch_size_test}), over the "
             f"memory budget of {budget / 2**30:.3g} GiB; the run is infeasible within it (raise "
             f"the budget only on a machine that has the memory)"
