@@ -1,7 +1,8 @@
 """The glad golden set: small intermediate files as the upstream rules write them (``golden/inputs/``: folds,
-per-dataset audit, reference, kernel and pairing rows, UB-GOLD's published kernel values, and the per-fold
-replays of four detectors on three UB9 datasets), made by :func:`write_inputs` from seeded synthetic rows, and
-every table the table functions build from them (``golden/expected/``), rebuilt byte for byte by
+per-dataset audit, reference, kernel and pairing rows, UB-GOLD's published kernel values, the per-fold
+replays of four detectors on three UB9 datasets, the typed controls and the typed replays of four detectors on
+GX F2, GX F1 and MS-v2 with one run over the memory budget), made by :func:`write_inputs` from seeded synthetic
+rows, and every table the table functions build from them (``golden/expected/``), rebuilt byte for byte by
 ``test_tables.py`` (the DomainBed ``test_collect_results`` model).
 
 Regenerate after a deliberate change, review the diff and say why in the commit::
@@ -23,7 +24,7 @@ import yaml
 from graphaudit.common.atomic import write_json
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
-from graphaudit.glad import layout, tables, typed
+from graphaudit.glad import layout, tables, typed, typed_runs
 from graphaudit.glad import molswap as ms
 from graphaudit.glad.protocol import folds_to_json, tu_folds
 from graphaudit.glad.replay import SETTING_PROTOCOLS
@@ -79,8 +80,9 @@ DEEP = (
     "table34",
 )
 TYPED = ("gx_sets", "typed_controls", "table12", "table13", "table14", "molswap_validation")
-TABLES = PART1 + DEEP + TYPED
-BOOTSTRAP_TABLES = ("leakage", "hp_gap", "kendall", "decisions", "table2", "table23", "table30", "table32")
+EVALUATION = ("table3", "table15", "table16", "table17", "table18")
+TABLES = PART1 + DEEP + TYPED + EVALUATION
+BOOTSTRAP_TABLES = ("leakage", "hp_gap", "kendall", "decisions", "table2", "table23", "table30", "table32", "table16")
 
 
 def _points(rng: np.random.Generator, size: int, centre: float, spread: float = 4.0) -> list[float]:
@@ -386,6 +388,68 @@ def validation_rows() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=typed.VALIDATION_COLUMNS)
 
 
+# ---- part 4, the typed evaluation: replay rows of four detectors ------------------------------------------
+
+TYPED_DETECTORS = ("GLADC", "CVTGAD", "GraphDE", "OCGIN")  # three confirmatory, one pilot
+TYPED_RUNS = (
+    [(d, "GX-F2", "encodings") for d in TYPED_DETECTORS]
+    + [(d, "GX-F1", "encodings") for d in TYPED_DETECTORS]
+    + [(d, "MS-v2", "encodings") for d in TYPED_DETECTORS]
+    + [("CVTGAD", "GX-F2", "constant"), ("CVTGAD", "MS-v2", "constant")]
+)
+FAILED_RUN = ("GraphDE", "MS-v2", "encodings", 1)
+"""A run over the memory budget: its rows carry no AUROC, Table 15 counts and explains it."""
+THRESHOLDS = [55.0, 60.0, 65.0]
+
+
+def _typed_centre(detector: str, typed_set: str, encoding: str, name: str, variant: str) -> float:
+    """Shaped like Table 3: CVTGAD detects T1a and MS1-MS3 with its encodings only, OCGIN detects MS2, GLADC and
+    GraphDE are blind; every detector but GraphDE detects the size-changing variants."""
+    if variant == typed.SIZE_CHANGING:
+        return 46.0 if detector == "GraphDE" else 82.0
+    if detector == "CVTGAD" and encoding == "encodings":
+        return {"T1a": 72.0, "T3a": 53.0, "T3b": 56.0}.get(name, 68.0) - (3.0 if typed_set == "GX-F1" else 0.0)
+    if detector == "OCGIN" and name == "MS2":
+        return 66.0
+    return 51.0
+
+
+def typed_replay_rows(detector: str, typed_set: str, encoding: str) -> pd.DataFrame:
+    """One run's replay rows per seed, type and variant (:data:`graphaudit.glad.typed_runs.REPLAY_COLUMNS`)."""
+    rng = rng_for("glad", "golden", "typed-replay", detector, typed_set, encoding)
+    kinds = (
+        [(t, typed.SIZE_PRESERVING) for t in ms.FINAL_TYPES] + [(t, typed.SIZE_CHANGING) for t in ms.FINAL_TYPES]
+        if typed_set == "MS-v2"
+        else [(t, typed.SIZE_PRESERVING) for t in GX_CENTRES]
+    )
+    rows = []
+    for seed in TYPED_SEEDS:
+        failed = (detector, typed_set, encoding, seed) == FAILED_RUN
+        for name, variant in kinds:
+            centre = _typed_centre(detector, typed_set, encoding, name, variant)
+            rows.append(
+                {
+                    "detector": detector,
+                    "backend": "own",
+                    "typed_set": typed_set,
+                    "generator": "MS-v2" if typed_set == "MS-v2" else "GX",
+                    "encoding": encoding,
+                    "seed": seed,
+                    "type": name,
+                    "variant": variant,
+                    "status": "failed" if failed else "completed",
+                    "epoch": np.nan if failed else 4 * int(rng.integers(1, 6)),
+                    "criterion": np.nan if failed else round(float(rng.normal(1.0, 0.1)), 4),
+                    "flags": "",
+                    "auroc": np.nan if failed else round(float(rng.normal(centre, 2.0)), 2),
+                    "n_normals": 30,
+                    "n_anomalies": 25,
+                    "reason": f"{detector} needs about 30 GiB; raise the budget" if failed else "",
+                }
+            )
+    return pd.DataFrame(rows, columns=typed_runs.REPLAY_COLUMNS)
+
+
 # ---- files -----------------------------------------------------------------------------------------------
 
 
@@ -423,6 +487,11 @@ def write_inputs(root: Path) -> None:
             molswap_control_rows(candidate), root / layout.molswap_controls([candidate])[0].replace("results/glad/", "")
         )
     _csv(validation_rows(), typed_root / "molswap" / "validation.csv")
+    for detector, typed_set, encoding in TYPED_RUNS:
+        _csv(
+            typed_replay_rows(detector, typed_set, encoding),
+            typed_root / "replay" / detector / typed_set / f"{encoding}.csv",
+        )
 
 
 def _files(root: Path, pattern: str, datasets: tuple[str, ...] = DATASETS) -> list[str]:
@@ -476,8 +545,15 @@ def table_contexts(inputs: Path, out: Path) -> dict[str, RuleContext]:
         "table14": {"gx": gx_controls, "molswap": controls(ms.FINAL_TYPES.values())},
         "molswap_validation": {"checks": str(typed_root / "molswap" / "validation.csv")},
     }
+    replays = [str(typed_root / "replay" / d / t / f"{e}.csv") for d, t, e in TYPED_RUNS]
+    evaluated = {"replays": replays, "table14": str(out / "table14.csv")}
+    part4 |= {"table3": {"replays": replays}, "table16": {"replays": replays}}
+    part4 |= {name: evaluated for name in ("table15", "table17", "table18")}
     params = {name: {"bootstrap": BOOTSTRAP} for name in BOOTSTRAP_TABLES}
     params["size_matched"] = {"min_retained": MIN_RETAINED}
+    params |= {name: {"threshold": 60.0} for name in ("table3", "table15", "table17")}
+    params["table16"] = {"threshold": 60.0, "bootstrap": BOOTSTRAP}
+    params["table18"] = {"thresholds": THRESHOLDS}
     return {
         name: RuleContext(input=named, output={"table": str(out / f"{name}.csv")}, params=params.get(name, {}))
         for name, named in {**part1, **deep, **part4}.items()

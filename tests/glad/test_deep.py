@@ -13,6 +13,7 @@ from graphaudit.glad.deep import (
     backend_of,
     detector_builder,
     detector_graphs,
+    modal_settings,
     node_features,
     run_facts,
     run_graphs,
@@ -185,3 +186,25 @@ def test_run_graphs_train_on_the_fit_part() -> None:
     graphs, width = run_graphs(toy_set(), toy_set().get("node_labels"), fold)
     assert width == 3
     assert graphs.ids() == {"train": [0], "test": [1], "holdout": [2]}
+
+
+def test_typed_runs_take_the_modal_configuration() -> None:
+    """Spec 9.2: OCGIN's modal line (lr 1e-3, hidden 32, 4 layers, 500 epochs), GLocalKD's batches 300 / 1 with its
+    fixed schedule, the two-stage detectors' shared line, CVTGAD's GCN; the ablation's option goes on top."""
+    ocgin = modal_settings(CATALOGUE, "OCGIN")
+    assert ocgin.source == "modal"
+    assert ocgin.train["lr"] == 1e-3 and ocgin.train["num_epoch"] == 500
+    assert ocgin.options["hidden_dim"] == 32 and ocgin.options["num_layer"] == 4
+    glocalkd = modal_settings(CATALOGUE, "GLocalKD")
+    assert (glocalkd.train["batch_size"], glocalkd.train["batch_size_test"], glocalkd.train["num_epoch"]) == (
+        300,
+        1,
+        150,
+    )
+    assert glocalkd.train["lr_step_size"] == 50 and glocalkd.options["output_dim"] == 128
+    infograph = modal_settings(CATALOGUE, "InfoGraph-IF")
+    assert infograph.source == "script line (all datasets)" and infograph.train["eval_freq"] == 2
+    cvtgad = modal_settings(CATALOGUE, "CVTGAD", {"structural_input": "constant"})
+    assert cvtgad.options["GNN_Encoder"] == "GCN" and cvtgad.train["num_epoch"] == 800
+    assert cvtgad.options["structural_input"] == "constant"
+    assert modal_settings(CATALOGUE, "GraphDE").options["num_layer"] == 2

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 import yaml
 
-from graphaudit.common.settings import load_settings
+from graphaudit.common.settings import SettingsError, load_settings
 from graphaudit.glad import layout
 from graphaudit.glad.settings import GladSettings
 
@@ -64,3 +65,49 @@ def test_auto_takes_ubgold_when_its_tree_can_be_had() -> None:
     }
     own = layout.DeepRuns.resolve(settings(backend="own"), True)
     assert set(own.backends.values()) == {"own"} and not own.uses_ubgold
+
+
+def typed_settings(molswap: bool, **evaluation: object) -> GladSettings:
+    section = yaml.safe_load((ROOT / "config/config.yaml").read_text(encoding="utf-8"))["glad"]
+    section["deep"] = {**section["deep"], "catalogue": str(ROOT / "config/glad/detectors.yaml")}
+    typed = section["typed"]
+    typed["molswap"]["enabled"] = molswap
+    typed["evaluation"] = {**typed["evaluation"], **evaluation}
+    return load_settings(GladSettings, section)
+
+
+def test_typed_runs_sets_seeds_and_the_ablation() -> None:
+    runs = layout.TypedRuns.resolve(typed_settings(True, detectors=["OCGIN", "CVTGAD"], ablation=["CVTGAD"]), False)
+    assert runs.typed_sets() == ["GX-F2", "GX-F1", "MS-v2"]
+    assert runs.seeds("GX-F1") == [0, 1] and runs.seeds("MS-v2") == [0, 1, 2, 3, 4]
+    assert runs.encodings("CVTGAD", "GX-F2") == ["encodings", "constant"]
+    assert runs.encodings("CVTGAD", "GX-F1") == ["encodings"] and runs.encodings("OCGIN", "MS-v2") == ["encodings"]
+    assert len(runs.replays()) == 2 * 3 + 2  # each detector on three sets, CVTGAD's constant x_s on two
+    assert runs.runs(SimpleNamespace(detector="CVTGAD", typed="MS-v2", encoding="constant"))[-1] == (
+        "results/glad/typed/records/own/CVTGAD/MS-v2/constant/seed4/run.json"
+    )
+    offline = layout.TypedRuns.resolve(typed_settings(False, detectors=["OCGIN"], ablation=[]), False)
+    assert offline.typed_sets() == ["GX-F2", "GX-F1"]
+
+
+def test_typed_inputs_of_a_gx_and_an_ms_run() -> None:
+    gx = layout.typed_inputs(SimpleNamespace(typed="GX-F1", seed="3"))
+    assert gx == {
+        "graphs": "data/generated/glad/gx/F1/seed3/graphs.npz",
+        "folds": "data/generated/glad/gx/F1/seed3/folds.json",
+    }
+    ms = layout.typed_inputs(SimpleNamespace(typed="MS-v2", seed="2"))
+    assert ms["anomalies"] == [
+        f"data/generated/glad/molswap/P0/{name}/seed2/anomalies.npz" for name in ("C_k1", "D_k2", "F_k1")
+    ]
+    assert ms["graphset"] == "data/processed/NCI1.npz" and len(ms["size_changing"]) == 3
+
+
+def test_the_typed_evaluation_checks_its_keys() -> None:
+    section = yaml.safe_load((ROOT / "config/config.yaml").read_text(encoding="utf-8"))["glad"]
+    section["typed"]["gx"]["features"] = ["F2"]
+    section["typed"]["evaluation"]["gx_features"] = ["F1"]
+    with pytest.raises(SettingsError, match="gx_features lists"):
+        load_settings(GladSettings, section)
+    with pytest.raises(SettingsError, match="ablation lists"):
+        typed_settings(False, detectors=["OCGIN"], ablation=["CVTGAD"])

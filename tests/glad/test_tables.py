@@ -71,3 +71,8 @@ def test_golden_set_covers_what_it_is_for() -> None:
     assert set(expected("table31")["detectors"]) == {"OCGIN;OCGTL;SIGNET"}
     assert set(expected("table2")["kind"]) == {"detector", "reference", "kernel"}
     assert expected("leaderboard")["n_folds"].eq(2).all()
+    decision = expected("table17").set_index("row")
+    assert decision.loc["confirmatory", "valid_gx"] == "T1a, T3a"  # T3b fails its control in the golden Table 14
+    assert decision.loc["confirmatory, size-changing MS-v2", "scope"] == "limited to size-preserving changes"
+    notes = expected("table15").dropna(subset=["note"])
+    assert notes["detector"].tolist() == ["GraphDE"] and notes["note"].str.startswith("1 of 2 seeds").all()

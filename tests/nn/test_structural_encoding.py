@@ -65,3 +65,16 @@ def test_run_graphs_gain_x_s_and_the_inputs_stay_untouched() -> None:
 def test_bad_dimensions_are_refused() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         structural_encoding(graph([(0, 1)], 2), rw_dim=0)
+
+
+def test_scored_groups_are_encoded_and_the_ablation_gives_ones() -> None:
+    triangle, path = graph([(0, 1), (1, 2), (0, 2)], 3, 1), graph([(0, 1), (1, 2)], 3, 2)
+    graphs = RunGraphs(train=[triangle], test=[], holdout=[], groups={"a": [path], "b": [triangle, path]})
+    encoded = with_structural_encodings(graphs, 4, 4)
+    np.testing.assert_allclose(encoded.groups["b"][1].x_s.numpy(), dense_reference(path, 4, 4), atol=1e-6)
+    constant = with_structural_encodings(graphs, 4, 4, "constant")
+    for part in (constant.train, *constant.groups.values()):
+        for data in part:
+            assert data.x_s.shape == (3, 8) and torch.equal(data.x_s, torch.ones(3, 8))
+    with pytest.raises(ValueError, match="structural_input"):
+        with_structural_encodings(graphs, 4, 4, "zeros")

@@ -348,3 +348,106 @@ def test_inconsistent_score_columns_are_refused(tmp_path: Path) -> None:
         train(MissingColumn, toy_graphs(), config(num_epoch=2), tmp_path / "missing")
     with pytest.raises(ValueError, match="reported_score"):
         train(UnknownReported, toy_graphs(), config(num_epoch=2), tmp_path / "unknown")
+
+
+class BatchCentred(Detector):
+    """A batch-dependent score: a graph's node count minus the mean node count of its batch (CVTGAD's and GOOD-D's
+    scores depend on the other graphs of the batch in the same way, U23)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.config = _NoConfig()
+        self.weight = torch.nn.Parameter(torch.ones(2))
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        from torch_geometric.utils import scatter
+
+        return scatter((batch.x @ self.weight) ** 2, batch.batch, dim_size=batch.num_graphs, reduce="mean")
+
+    def score(self, batch: Batch) -> torch.Tensor:
+        sizes = torch.bincount(batch.batch, minlength=batch.num_graphs).float()
+        return sizes - sizes.mean() + 0.0 * self.weight.sum()
+
+
+def grouped_graphs(test: bool = False) -> RunGraphs:
+    """Rings to train on, three held out; groups ``small`` and ``large``: the same four test normals with small
+    or large anomalous rings (the test part empty unless ``test``)."""
+    normals = [ring(10 + i, 6) for i in range(4)]
+    return RunGraphs(
+        train=[ring(100 + i, 4 + i % 5) for i in range(8)],
+        test=normals if test else [],
+        holdout=[ring(90 - i, 5 + i) for i in range(3)],
+        groups={
+            "small": normals + [ring(50 + i, 3, label=1) for i in range(2)],
+            "large": normals + [ring(60 + i, 20, label=1) for i in range(2)],
+        },
+    )
+
+
+def test_each_group_is_scored_as_its_own_batch(tmp_path: Path) -> None:
+    graphs = grouped_graphs()
+    train(BatchCentred, graphs, config(num_epoch=2, eval_freq=2, batch_size_test=9999), tmp_path)
+    record = read_records(tmp_path / RECORDS)[0]
+    assert record["n_test"] == 0 and record["n_groups"] == {"small": 6, "large": 6}
+    assert record["nonfinite_groups"] == {"small": 0, "large": 0}
+    for name, part in graphs.groups.items():
+        stored = np.load(tmp_path / record["group_scores"][name])
+        sizes = np.array([g.num_nodes for g in part], dtype=np.float64)
+        joint = dict(zip([int(g.graph_id) for g in part], sizes - sizes.mean()))  # the group as one batch
+        for graph_id, score in zip(stored["item_id"].tolist(), stored["score"].tolist()):
+            assert score == pytest.approx(joint[graph_id], abs=1e-5)
+    small, large = (np.load(tmp_path / record["group_scores"][n]) for n in ("small", "large"))
+    shared = dict(zip(small["item_id"].tolist(), small["score"].tolist()))
+    assert all(
+        shared[i] != pytest.approx(s) for i, s in zip(large["item_id"].tolist(), large["score"].tolist()) if i < 20
+    )
+
+
+def test_a_group_reads_back_as_a_trajectory_with_the_run_hold_out(tmp_path: Path) -> None:
+    graphs = grouped_graphs(test=True)
+    train(ocgin, graphs, config(num_epoch=4, eval_freq=2), tmp_path)
+    whole, large = load_trajectory(tmp_path), load_trajectory(tmp_path, group="large")
+    assert large.test_ids.tolist() == sorted(int(g.graph_id) for g in graphs.groups["large"])
+    np.testing.assert_array_equal(large.holdout_scores, whole.holdout_scores)
+    assert trainer.record_groups(read_records(tmp_path / RECORDS)[0]) == ["large", "small"]
+    with pytest.raises(ValueError, match="no group 'medium'"):
+        load_trajectory(tmp_path, group="medium")
+
+
+def test_groups_do_not_change_the_trajectory_when_scoring_is_isolated(tmp_path: Path) -> None:
+    plain, grouped = grouped_graphs(test=True), grouped_graphs(test=True)
+    plain = RunGraphs(train=plain.train, test=plain.test, holdout=plain.holdout)
+    train(ocgin, plain, config(test_rng="isolated"), tmp_path / "plain")
+    train(ocgin, grouped, config(test_rng="isolated"), tmp_path / "grouped")
+    a, b = load_trajectory(tmp_path / "plain"), load_trajectory(tmp_path / "grouped")
+    np.testing.assert_array_equal(a.holdout_scores, b.holdout_scores)
+    np.testing.assert_array_equal(a.test_scores, b.test_scores)
+
+
+def test_a_resumed_run_with_groups_is_bit_identical(tmp_path: Path) -> None:
+    train(ocgin, grouped_graphs(), config(), tmp_path / "whole")
+    train(ocgin, grouped_graphs(), config(), tmp_path / "parts", stop_after_epoch=3)
+    train(ocgin, grouped_graphs(), config(), tmp_path / "parts")
+    assert stable_records(tmp_path / "whole") == stable_records(tmp_path / "parts")
+    for name in ("small", "large"):
+        a, b = load_trajectory(tmp_path / "whole", group=name), load_trajectory(tmp_path / "parts", group=name)
+        np.testing.assert_array_equal(a.test_scores, b.test_scores)
+
+
+def test_group_names_must_name_files_and_a_run_needs_something_to_score() -> None:
+    graphs = grouped_graphs()
+    with pytest.raises(ValueError, match="not a group name"):
+        RunGraphs(train=graphs.train, test=[], holdout=[], groups={"a/b": graphs.groups["small"]})
+    with pytest.raises(ValueError, match="not a group name"):
+        RunGraphs(train=graphs.train, test=[], holdout=[], groups={"holdout": graphs.groups["small"]})
+    with pytest.raises(ValueError, match="at least one training graph and one test graph"):
+        RunGraphs(train=graphs.train, test=[], holdout=[])
+
+
+def test_node_pair_memory_takes_the_largest_batch_of_any_part() -> None:
+    """Training batches of 2 of the rings (largest 9 + 8 nodes = 17, a ring of n has n + 1 nodes), scoring batches
+    of 3 of any scored part (the large group: 21 + 21 + 7 = 49 nodes)."""
+    graphs = grouped_graphs()
+    settings = config(batch_size=2, batch_size_test=3)
+    assert trainer.node_pair_bytes(graphs, settings, scoring=2, training=1) == 49**2 * 2
+    assert trainer.node_pair_bytes(graphs, settings, scoring=0, training=10) == 17**2 * 10

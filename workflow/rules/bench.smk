@@ -40,6 +40,23 @@ rule bench_graphlets:
         RUN
 
 
+rule bench_molswap:
+    input:
+        graphset="data/processed/NCI1.npz",
+    output:
+        table="results/bench/molswap.csv",
+    log:
+        "logs/bench/molswap.log",
+    conda:
+        ENV
+    threads: 1
+    params:
+        entry="graphaudit.bench.molswap:bench_molswap",
+        bench=BENCH_CONFIG["molswap"],
+    script:
+        RUN
+
+
 rule bench_mining:
     input:
         graphsets=expand("data/processed/{dataset}.npz", dataset=BENCH.mining.datasets),
@@ -252,6 +269,7 @@ rule bench:
         rules.bench_glad_training.output,
         rules.bench_tu_reader.output,
         rules.bench_graphlets.output,
+        rules.bench_molswap.output,
         rules.bench_mining.output,
         rules.bench_pattern_gibbs.output,
         rules.bench_pattern_matcher.output,

@@ -1,9 +1,14 @@
 # glad study, part 4: typed anomalies. The GX sets (spec 4.13) and, with glad.typed.molswap.enabled (NCI1: mirror or
 # network), MolSwap v1 and the 26 MS-v2 candidates (4.15) are generated under data/generated/glad/, their controls
-# (4.14) under results/glad/typed/; Tables 12-14 and the validation read them. Reads GLAD, GLAD_CONFIG and the part 1-3
+# (4.14) under results/glad/typed/; Tables 12-14 and the validation read them. The typed evaluation (4.16) trains each
+# detector of glad.typed.evaluation per typed set and seed (results/glad/typed/records/), replays Val-Normal per type
+# (results/glad/typed/replay/) and gives Tables 3, 15-18. Reads GLAD, GLAD_CONFIG, GLAD_DEEP_CONFIG and the part 1-3
 # aggregates from glad.smk and glad_deep.smk (the root Snakefile includes those first); ends with the study target.
 import graphaudit.glad.layout as glad_layout
+from graphaudit.common.settings import config_slice
+from graphaudit.common.workflow import gpus_for
 from graphaudit.glad import molswap as glad_molswap
+from graphaudit.glad.settings import TrainingSettings
 from graphaudit.glad.typed import molswap_sets, validated_types
 
 GLAD_TYPED = GLAD.typed
@@ -15,6 +20,10 @@ GLAD_MS_POOL = f"{glad_layout.MOLSWAP}/pool.json"
 GLAD_MS_VALIDATED = validated_types()  # (group, type, candidate): MS-v2's final types, then v1's
 GLAD_MS_FINAL = glad_layout.molswap_controls(glad_molswap.FINAL_TYPES.values())
 GLAD_MS_ON = GLAD_TYPED.molswap.enabled
+GLAD_EVAL = GLAD_TYPED.evaluation
+GLAD_EVAL_CONFIG = GLAD_CONFIG["typed"]["evaluation"]
+GLAD_TYPED_RUNS = glad_layout.TypedRuns.resolve(GLAD, glad_layout.ubgold_available(config["data"]))
+GLAD_TYPED_REPLAYS = GLAD_TYPED_RUNS.replays()
 
 
 rule gx_set_glad:
@@ -249,7 +258,141 @@ rule molswap_validation_glad:
         RUN
 
 
-# part 4's tables: the GX ones always, MolSwap's (Tables 12, 13, the validation) when glad.typed.molswap.enabled
+rule train_typed_glad:
+    input:
+        unpack(glad_layout.typed_inputs),
+        unpack(glad_layout.backend_code),
+        catalogue=GLAD.deep.catalogue,
+    output:
+        run=f"{glad_layout.TYPED_RECORDS}/run.json",
+    log:
+        "logs/glad/typed/train/{backend}/{detector}_{typed}_{encoding}_seed{seed}.log",
+    benchmark:
+        "benchmarks/glad/typed/train/{backend}/{detector}_{typed}_{encoding}_seed{seed}.tsv"
+    wildcard_constraints:
+        typed="GX-F2|GX-F1|MS-v2",
+        encoding="encodings|constant",
+        seed=r"\d+",
+        backend="ubgold|own",
+    conda:
+        ENV
+    threads: GLAD.deep.threads
+    resources:
+        mem_mb=8000,
+        runtime=600,
+        gpu=gpus_for(GLAD_DEEP_CONFIG["device"]),  # one GPU only when glad.deep.device names CUDA
+    params:
+        entry="graphaudit.glad.typed_tasks:train_typed",
+        training=config_slice(TrainingSettings, {**GLAD_DEEP_CONFIG, "max_epochs": GLAD_EVAL_CONFIG["max_epochs"]}),
+        holdout_share=GLAD_CONFIG["protocol"]["holdout_share"],
+    script:
+        RUN
+
+
+rule replay_typed_glad:
+    input:
+        runs=GLAD_TYPED_RUNS.runs,
+    output:
+        replay=glad_layout.TYPED_REPLAY,
+    log:
+        "logs/glad/typed/replay/{detector}_{typed}_{encoding}.log",
+    wildcard_constraints:
+        typed="GX-F2|GX-F1|MS-v2",
+        encoding="encodings|constant",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.typed_tasks:replay_typed",
+    script:
+        RUN
+
+
+rule table3_glad:
+    input:
+        replays=GLAD_TYPED_REPLAYS,
+    output:
+        table=report_output("results/glad/tables/table3.csv", "glad", "tables"),
+    log:
+        "logs/glad/tables/table3.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table3",
+        threshold=GLAD_EVAL.threshold,
+    script:
+        RUN
+
+
+rule table15_glad:
+    input:
+        replays=GLAD_TYPED_REPLAYS,
+        table14=rules.table14_glad.output.table,
+    output:
+        table=report_output("results/glad/tables/table15.csv", "glad", "tables"),
+    log:
+        "logs/glad/tables/table15.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table15",
+        threshold=GLAD_EVAL.threshold,
+    script:
+        RUN
+
+
+rule table16_glad:
+    input:
+        replays=GLAD_TYPED_REPLAYS,
+    output:
+        table=report_output("results/glad/tables/table16.csv", "glad", "tables"),
+    log:
+        "logs/glad/tables/table16.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table16",
+        threshold=GLAD_EVAL.threshold,
+        bootstrap=GLAD_EVAL.bootstrap,
+    script:
+        RUN
+
+
+rule table17_glad:
+    input:
+        replays=GLAD_TYPED_REPLAYS,
+        table14=rules.table14_glad.output.table,
+    output:
+        table=report_output("results/glad/tables/table17.csv", "glad", "tables"),
+    log:
+        "logs/glad/tables/table17.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table17",
+        threshold=GLAD_EVAL.threshold,
+    script:
+        RUN
+
+
+rule table18_glad:
+    input:
+        replays=GLAD_TYPED_REPLAYS,
+        table14=rules.table14_glad.output.table,
+    output:
+        table=report_output("results/glad/tables/table18.csv", "glad", "tables"),
+    log:
+        "logs/glad/tables/table18.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.glad.tables:table18",
+        thresholds=list(GLAD_EVAL.thresholds),
+    script:
+        RUN
+
+
+# part 4's tables: the GX ones always, MolSwap's (Tables 12, 13, the validation) when glad.typed.molswap.enabled, the
+# typed evaluation's (Tables 3, 15-18) when glad.typed.evaluation lists detectors
 rule glad_typed:
     input:
         rules.gx_sets_glad.output,
@@ -257,6 +400,15 @@ rule glad_typed:
         rules.table14_glad.output,
         [rules.table12_glad.output, rules.table13_glad.output, rules.molswap_validation_glad.output]
         if GLAD_MS_ON
+        else [],
+        [
+            rules.table3_glad.output,
+            rules.table15_glad.output,
+            rules.table16_glad.output,
+            rules.table17_glad.output,
+            rules.table18_glad.output,
+        ]
+        if GLAD_EVAL.enabled
         else [],
 
 

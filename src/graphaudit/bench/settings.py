@@ -19,6 +19,18 @@ class GraphletsBench:
 
 
 @dataclass(frozen=True)
+class MolSwapBench:
+    """MS-v2's rejection by canonical keys vs networkx VF2: one family and k on pool P0, one seed's first
+    ``parents`` parents."""
+
+    family: str
+    k: int
+    seed: int
+    parents: int
+    repeats: int
+
+
+@dataclass(frozen=True)
 class MiningBench:
     datasets: tuple[str, ...]
     sigma: float
@@ -130,6 +142,7 @@ class GraphlmSamplingBench:
 class BenchSettings:
     tu_reader: TuReaderBench
     graphlets: GraphletsBench
+    molswap: MolSwapBench
     mining: MiningBench
     pattern_gibbs: PatternGibbsBench
     pattern_matcher: PatternMatcherBench

@@ -66,18 +66,38 @@ def config_class(catalogue: Mapping[str, Any], detector: str) -> type:
     return _import(_entry(catalogue, detector)["config"])
 
 
+def _modal_line(entry: Mapping[str, Any], detector: str) -> tuple[dict[str, Any], str]:
+    """The detector's most frequent UB-GOLD configuration over the TU datasets (spec 9.2): the shared script
+    line plus the modal options where the detector has them, else the shared line (the two-stage detectors, whose
+    line is the same on every dataset)."""
+    tuned = entry.get("tuned", {})
+    line = dict(tuned.get("_all", {}))
+    if "modal" in entry:
+        return {**line, **entry["modal"]}, "modal"
+    if "_all" in tuned:
+        return line, "script line (all datasets)"
+    raise ValueError(f"{detector} has no modal line and no shared script line in config/glad/detectors.yaml")
+
+
 def _tuned_line(entry: Mapping[str, Any], detector: str, dataset: str) -> tuple[dict[str, Any], str]:
     """The tuned script line of a dataset: the shared line plus the dataset's; a dataset without its own
     line takes the modal line where the detector has one, else the shared line (two-stage detectors)."""
     tuned = entry.get("tuned", {})
-    line = dict(tuned.get("_all", {}))
     if dataset in tuned:
-        return {**line, **tuned[dataset]}, "script line"
-    if "modal" in entry:
-        return {**line, **entry["modal"]}, "modal (no script line)"
-    if "_all" in tuned:
-        return line, "script line (all datasets)"
-    raise ValueError(f"{detector} has no tuned line for {dataset} and no modal line in config/glad/detectors.yaml")
+        return {**tuned.get("_all", {}), **tuned[dataset]}, "script line"
+    line, source = _modal_line(entry, detector)
+    return line, "modal (no script line)" if source == "modal" else source
+
+
+def _resolved(entry: Mapping[str, Any], detector: str, merged: Mapping[str, Any], source: str) -> RunSettings:
+    """Merged settings split into the trainer's and the detector's."""
+    train = {k: v for k, v in merged.items() if k in _TRAIN_FIELDS}
+    options = {k: v for k, v in merged.items() if k not in _TRAIN_FIELDS}
+    return RunSettings(detector=detector, family=entry["family"], train=train, options=options, source=source)
+
+
+def _base(catalogue: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {**catalogue["shared"], **entry.get("options", {}), **entry.get("fixed", {})}
 
 
 def run_settings(catalogue: Mapping[str, Any], detector: str, dataset: str, setting: str) -> RunSettings:
@@ -85,7 +105,7 @@ def run_settings(catalogue: Mapping[str, Any], detector: str, dataset: str, sett
     if setting not in SETTINGS:
         raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}")
     entry = _entry(catalogue, detector)
-    merged = {**catalogue["shared"], **entry.get("options", {}), **entry.get("fixed", {})}
+    merged = _base(catalogue, entry)
     line, source = _tuned_line(entry, detector, dataset)
     if setting == "tuned":
         merged.update(line)
@@ -93,9 +113,20 @@ def run_settings(catalogue: Mapping[str, Any], detector: str, dataset: str, sett
         merged.update({k: line[k] for k in _BATCH_FIELDS if k in line})
         merged.update(entry.get("default_overrides", {}))
         source = "defaults"
-    train = {k: v for k, v in merged.items() if k in _TRAIN_FIELDS}
-    options = {k: v for k, v in merged.items() if k not in _TRAIN_FIELDS}
-    return RunSettings(detector=detector, family=entry["family"], train=train, options=options, source=source)
+    return _resolved(entry, detector, merged, source)
+
+
+def modal_settings(
+    catalogue: Mapping[str, Any], detector: str, options: Mapping[str, Any] | None = None
+) -> RunSettings:
+    """The settings of a typed-anomaly run (spec 4.16, 3.8: "each detector uses its modal UB-GOLD TU
+    configuration", fixed before any typed run): shared defaults, the detector's options and fixed behaviour,
+    then its modal line (:func:`_modal_line`); ``options`` override detector options last (the encoding
+    ablation's ``structural_input``)."""
+    entry = _entry(catalogue, detector)
+    line, source = _modal_line(entry, detector)
+    merged = {**_base(catalogue, entry), **line, **(options or {})}
+    return _resolved(entry, detector, merged, source)
 
 
 def train_config(

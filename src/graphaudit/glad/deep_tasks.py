@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,16 @@ from graphaudit.glad.deep import detector_builder, load_catalogue, run_facts, ru
 from graphaudit.glad.protocol import read_folds
 from graphaudit.glad.settings import TrainingSettings
 from graphaudit.glad.tasks import rule_graphs
-from graphaudit.nn.trainer import MemoryBudgetError, load_trajectory, read_run_records, resolve_device, train
+from graphaudit.nn.trainer import (
+    Detector,
+    MemoryBudgetError,
+    RunGraphs,
+    TrainConfig,
+    load_trajectory,
+    read_run_records,
+    resolve_device,
+    train,
+)
 from graphaudit.nn.ubgold.detectors import prepare
 from graphaudit.report.tables import write_table
 from graphaudit.selection import Trajectory
@@ -45,9 +55,8 @@ def train_run(ctx: RuleContext) -> None:
     run_data, width = run_graphs(graphs, colours, fold)
     config = train_config(settings, fold.seed, deep.device, deep.max_epochs, deep.checkpoint_every_s, deep.test_rng)
     torch.set_num_threads(deep.threads)
-    run_dir = Path(ctx.output["run"]).parent
     backend = ctx.wildcards["backend"]
-    code = _activate_backend(ctx, backend, config.device)
+    code = activate_backend(ctx, backend, config.device)
     log.info(
         "%s (%s) %s %s fold %d: %d fit, %d test, %d hold-out graphs; %s; %s",
         detector,
@@ -74,22 +83,30 @@ def train_run(ctx: RuleContext) -> None:
         "train": dataclasses.asdict(config),
         "options": settings.options,
     }
+    record_run(ctx.output["run"], build, run_data, config, summary, deep.memory_budget_gb)
+
+
+def record_run(
+    output: str,
+    build: Callable[[], Detector],
+    graphs: RunGraphs,
+    config: TrainConfig,
+    summary: dict,
+    budget_gb: float | None,
+) -> None:
+    """Train (or resume) one run in the folder of ``output`` and write ``output``, its ``run.json``: ``summary``
+    with the records' seal and the run's facts, written last, when the budget is done. A detector that estimates
+    more memory than ``budget_gb`` is not started: ``status: failed`` and why (every table counts it as missing)."""
+    run_dir = Path(output).parent
     try:
-        result = train(
-            build,
-            run_data,
-            config,
-            run_dir,
-            restart_stale=True,
-            memory_budget_bytes=_budget_bytes(deep.memory_budget_gb),
-        )
+        result = train(build, graphs, config, run_dir, restart_stale=True, memory_budget_bytes=_budget_bytes(budget_gb))
     except MemoryBudgetError as error:
-        log.warning("%s %s %s fold %d not run: %s", detector, dataset, setting, fold.fold, error)
-        write_json(ctx.output["run"], {**summary, **failed_run(str(error), str(resolve_device(config.device)))})
+        log.warning("%s not run: %s", run_dir, error)
+        write_json(output, {**summary, **failed_run(str(error), str(resolve_device(config.device)))})
         return
     records, seal = read_run_records(run_dir)
     write_json(
-        ctx.output["run"],
+        output,
         {
             **summary,
             **seal,
@@ -100,7 +117,11 @@ def train_run(ctx: RuleContext) -> None:
             "device": result.device,
             "wall_s": records[-1]["wall_s"] if records else 0.0,
             "peak_rss_mb": max((r["peak_rss_mb"] for r in records), default=0.0),
-            "nonfinite_points": sum(1 for r in records if r["nonfinite_test"] or r["nonfinite_holdout"]),
+            "nonfinite_points": sum(
+                1
+                for r in records
+                if r["nonfinite_test"] or r["nonfinite_holdout"] or any(r.get("nonfinite_groups", {}).values())
+            ),
             "config_hash": records[-1]["config_hash"] if records else None,
         },
     )
@@ -127,7 +148,7 @@ def failed_run(reason: str, device: str) -> dict:
     }
 
 
-def _activate_backend(ctx: RuleContext, backend: str, device: str) -> dict | None:
+def activate_backend(ctx: RuleContext, backend: str, device: str) -> dict | None:
     """For ``ubgold``: activate the verified tree (input ``code``) on the run's device; its provenance."""
     if backend != "ubgold":
         return None
@@ -145,11 +166,7 @@ def _trajectories(run_files: list[str]) -> tuple[dict[tuple[int, str], Trajector
     run finished) is an error naming the file and the command that recomputes the run, never a shorter run."""
     runs, failed = {}, {}
     for path in run_files:
-        remedy = f"rerun snakemake with --forcerun {path}: the training job then recomputes the run"
-        try:
-            summary = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise CorruptFileError(path, f"not a readable run summary ({err})", remedy) from err
+        summary = read_run_summary(path)
         key = (int(summary["fold"]), summary["setting"])
         if summary.get("status") == "failed":
             failed[key] = summary["reason"]
@@ -157,8 +174,21 @@ def _trajectories(run_files: list[str]) -> tuple[dict[tuple[int, str], Trajector
         try:
             runs[key] = load_trajectory(Path(path).parent, expected=summary)
         except CorruptFileError as err:
-            raise err.with_remedy(remedy) from err
+            raise err.with_remedy(rerun_remedy(path)) from err
     return runs, failed
+
+
+def rerun_remedy(path: str) -> str:
+    """What recomputes the run of a ``run.json`` whose records or summary are damaged."""
+    return f"rerun snakemake with --forcerun {path}: the training job then recomputes the run"
+
+
+def read_run_summary(path: str) -> dict:
+    """A run's ``run.json``, or a :class:`CorruptFileError` naming it and the command that recomputes the run."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise CorruptFileError(path, f"not a readable run summary ({err})", rerun_remedy(path)) from err
 
 
 def replay_detector(ctx: RuleContext) -> None:

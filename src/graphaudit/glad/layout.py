@@ -13,6 +13,8 @@ from graphaudit.data.code import code_available, get_code_spec
 from graphaudit.data.fetch import FetchOptions
 from graphaudit.glad.datasets import source_datasets
 from graphaudit.glad.deep import backend_of, load_catalogue, uses_ubgold
+from graphaudit.glad.molswap import DATASET as MOLSWAP_DATASET
+from graphaudit.glad.molswap import FINAL_TYPES
 from graphaudit.glad.settings import GladSettings, check_detectors
 from graphaudit.nn.ubgold.loader import CODE_NAME as UBGOLD_CODE
 
@@ -139,3 +141,77 @@ def molswap_validation_inputs(types: Iterable[tuple[str, str, Any]], seeds: Iter
         name.split(".")[0]: [path for _, _, c in types for path in molswap_set_files(c, seeds, name)]
         for name in MOLSWAP_FILES
     }
+
+
+# ---- the typed evaluation (part 4, spec 4.16) ------------------------------------------------------------------
+TYPED_RECORDS = f"{TYPED}/records/{{backend}}/{{detector}}/{{typed}}/{{encoding}}/seed{{seed}}"
+TYPED_REPLAY = f"{TYPED}/replay/{{detector}}/{{typed}}/{{encoding}}.csv"
+
+
+@dataclass(frozen=True)
+class TypedRuns:
+    """The typed evaluation's runs and replays under one config: each detector's backend (as the deep part's), the
+    typed sets (GX per feature variant; MS-v2 with MolSwap on) and each detector's encodings."""
+
+    settings: GladSettings
+    backends: Mapping[str, str]
+
+    @classmethod
+    def resolve(cls, settings: GladSettings, ubgold_available: bool) -> TypedRuns:
+        catalogue = load_catalogue(settings.deep.catalogue)
+        detectors = settings.typed.evaluation.detectors
+        check_detectors(catalogue, detectors, "glad.typed.evaluation.detectors", settings.deep.catalogue)
+        backend = settings.deep.backend
+        return cls(settings, {d: backend_of(catalogue, d, backend, ubgold_available) for d in detectors})
+
+    def typed_sets(self) -> list[str]:
+        """GX-<features> per trained feature variant, then MS-v2 when MolSwap is on."""
+        typed = self.settings.typed
+        sets = [f"GX-{features}" for features in typed.evaluation.gx_features]
+        return sets + (["MS-v2"] if typed.molswap.enabled else [])
+
+    def seeds(self, typed_set: str) -> list[int]:
+        typed = self.settings.typed
+        return list(typed.molswap.seeds if typed_set == "MS-v2" else typed.gx.seeds)
+
+    def encodings(self, detector: str, typed_set: str) -> list[str]:
+        """UB-GOLD's encodings always; the constant ablation for the ablation's detectors on GX F2 and MS-v2."""
+        ablated = detector in self.settings.typed.evaluation.ablation and typed_set in ("GX-F2", "MS-v2")
+        return ["encodings", "constant"] if ablated else ["encodings"]
+
+    def replays(self) -> list[str]:
+        """Every replay file: detector, typed set, encoding."""
+        return [
+            TYPED_REPLAY.format(detector=d, typed=t, encoding=e)
+            for d in self.settings.typed.evaluation.detectors
+            for t in self.typed_sets()
+            for e in self.encodings(d, t)
+        ]
+
+    def runs(self, wildcards: Any) -> list[str]:
+        """``run.json`` of every seed of one replay (wildcards ``detector``, ``typed``, ``encoding``)."""
+        return expand(
+            f"{TYPED_RECORDS}/run.json",
+            backend=[self.backends[wildcards.detector]],
+            detector=[wildcards.detector],
+            typed=[wildcards.typed],
+            encoding=[wildcards.encoding],
+            seed=self.seeds(wildcards.typed),
+        )
+
+
+def typed_inputs(wildcards: Any) -> dict[str, Any]:
+    """The saved set a typed run reads (wildcards ``typed``, ``seed``): a GX seed's graphs and folds, or NCI1, the
+    MolSwap pool and the seed's anomalies and size-changing variants of each final MS-v2 type."""
+    seed = int(wildcards.seed)
+    if wildcards.typed == "MS-v2":
+        types = list(FINAL_TYPES.values())
+        return {
+            "graphset": f"data/processed/{MOLSWAP_DATASET}.npz",
+            "pool": f"{MOLSWAP}/pool.json",
+            "anomalies": [molswap_set_files(c, [seed], "anomalies.npz")[0] for c in types],
+            "size_changing": [molswap_set_files(c, [seed], "size_changing.npz")[0] for c in types],
+        }
+    features = wildcards.typed.removeprefix("GX-")
+    folder = GX_SET.format(features=features, seed=seed)
+    return {"graphs": f"{folder}/graphs.npz", "folds": f"{folder}/folds.json"}

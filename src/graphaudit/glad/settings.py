@@ -156,11 +156,46 @@ class MolSwapSettings:
 
 
 @dataclass(frozen=True)
+class TypedEvaluationSettings:
+    """The typed evaluation (``glad.typed.evaluation``, spec 4.16): detectors trained on the typed sets with their
+    modal configuration, Tables 3 and 15-18."""
+
+    detectors: tuple[str, ...]
+    gx_features: tuple[Literal["F2", "F1"], ...]
+    ablation: tuple[str, ...]
+    max_epochs: int | None
+    threshold: float
+    thresholds: tuple[float, ...]
+    bootstrap: int
+
+    @property
+    def enabled(self) -> bool:
+        """Whether any typed run is asked for."""
+        return bool(self.detectors)
+
+
+@dataclass(frozen=True)
 class TypedSettings:
     """The typed anomalies (``glad.typed``, part 4)."""
 
     gx: GXSettings
     molswap: MolSwapSettings
+    evaluation: TypedEvaluationSettings
+
+    def __post_init__(self) -> None:
+        evaluation = self.evaluation
+        unwritten = [f for f in evaluation.gx_features if f not in self.gx.features]
+        if unwritten:
+            raise SettingsError(
+                f"glad.typed.evaluation.gx_features lists {unwritten}, which glad.typed.gx.features does not write; "
+                f"add them there or drop them here"
+            )
+        outside = [d for d in evaluation.ablation if d not in evaluation.detectors]
+        if outside:
+            raise SettingsError(
+                f"glad.typed.evaluation.ablation lists {outside}, which glad.typed.evaluation.detectors does not run; "
+                f"the ablation's rows sit beside each detector's own runs"
+            )
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import yaml
 
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.glad import baselines, typed
+from graphaudit.glad import baselines, blindness, typed, typed_runs
 from graphaudit.glad import leaderboard as lb
 from graphaudit.glad.datasets import SECONDARY, UB9
 from graphaudit.glad.protocol import Fold, read_folds
@@ -314,3 +314,55 @@ def molswap_validation(ctx: RuleContext) -> None:
     """The MolSwap validation on the saved files, summed over seeds (input ``checks``)."""
     frame = typed.validation_table(pd.read_csv(ctx.input["checks"], keep_default_na=False, na_values=[""]))
     _write(ctx, frame, "MolSwap validation: replayed edits, variants, isomorphism and negative controls")
+
+
+# ---- part 4: the typed evaluation (Tables 3, 15-18; graphaudit.glad.blindness) -----------------------------------
+
+
+def _typed_replay(ctx: RuleContext) -> pd.DataFrame:
+    """Every typed run's replay rows (input ``replays``: one file per detector, typed set and x_s)."""
+    frame = read_tables(ctx.input_list("replays"))
+    return frame if len(frame) else pd.DataFrame(columns=typed_runs.REPLAY_COLUMNS)
+
+
+def _table14(ctx: RuleContext) -> pd.DataFrame:
+    """Table 14 (input ``table14``): which types are valid."""
+    return pd.read_csv(ctx.input["table14"])
+
+
+def table3(ctx: RuleContext) -> None:
+    """Table 3: the confirmatory and pilot detectors on GX T1a / T3a / T3b and MS1-MS3 (inputs ``replays``;
+    params ``threshold``)."""
+    frame = blindness.table3_frame(blindness.cell_means(_typed_replay(ctx)), ctx.params["threshold"])
+    _write(ctx, frame, "Table 3: typed anomalies, mean Val-Normal AUROC over the seeds")
+
+
+def table15(ctx: RuleContext) -> None:
+    """Table 15: every detector, type and variant, and the controls (inputs ``replays``, ``table14``; params
+    ``threshold``)."""
+    cells = blindness.cell_means(_typed_replay(ctx))
+    frame = blindness.table15_frame(cells, _table14(ctx), ctx.params["threshold"])
+    _write(ctx, frame, "Table 15: typed anomalies for every detector, and the controls")
+
+
+def table16(ctx: RuleContext) -> None:
+    """Table 16: seed-bootstrap 95% intervals of Table 15's cells (inputs ``replays``; params ``bootstrap``,
+    ``threshold``)."""
+    frame = blindness.table16_frame(_typed_replay(ctx), ctx.params["bootstrap"], ctx.params["threshold"])
+    _write(ctx, frame, "Table 16: seed-bootstrap 95% intervals of the typed results")
+
+
+def table17(ctx: RuleContext) -> None:
+    """Table 17: the blindness decision, its sensitivity rows and the scope test (inputs ``replays``, ``table14``;
+    params ``threshold``)."""
+    cells = blindness.cell_means(_typed_replay(ctx))
+    frame = blindness.table17_frame(cells, _table14(ctx), ctx.params["threshold"])
+    _write(ctx, frame, "Table 17: decision summary")
+
+
+def table18(ctx: RuleContext) -> None:
+    """Table 18: the confirmatory decision under other blindness thresholds (inputs ``replays``, ``table14``;
+    params ``thresholds``)."""
+    cells = blindness.cell_means(_typed_replay(ctx))
+    frame = blindness.table18_frame(cells, _table14(ctx), ctx.params["thresholds"])
+    _write(ctx, frame, "Table 18: the decision under other blindness thresholds (post hoc)")

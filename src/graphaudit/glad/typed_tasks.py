@@ -1,7 +1,8 @@
 """Rule entry points of the glad study's typed anomalies (part 4; called through :mod:`graphaudit.common.rule`):
-the GX sets and their controls, the MolSwap pool, sets, controls and validation. The logic is
-:mod:`graphaudit.glad.typed` (controls, verdicts, validation), :mod:`graphaudit.glad.gx` and
-:mod:`graphaudit.glad.molswap`; the tables are :mod:`graphaudit.glad.tables` (Tables 12-14).
+the GX sets and their controls, the MolSwap pool, sets, controls and validation; the typed evaluation's training
+runs and their replay. The logic is :mod:`graphaudit.glad.typed` (controls, verdicts, validation),
+:mod:`graphaudit.glad.gx`, :mod:`graphaudit.glad.molswap` and :mod:`graphaudit.glad.typed_runs` (the runs and the
+replay); the tables are :mod:`graphaudit.glad.tables` (Tables 12-14; 3, 15-18 from :mod:`graphaudit.glad.blindness`).
 
 Files (``graphaudit.glad.layout``):
 
@@ -14,11 +15,15 @@ Files (``graphaudit.glad.layout``):
   ``size_changing.npz`` and ``records.json`` (row i of the records is graph i of both GraphSets' order: each
   anomaly's parent and swaps, each variant's parent, donor and link, the rejection counts);
 - ``results/glad/typed/controls/{gx/seed{seed},molswap/{pool}/{family}_k{k}}.csv``: the control rows
-  (:data:`graphaudit.glad.typed.CONTROL_COLUMNS`); ``results/glad/typed/molswap/validation.csv``: the checks.
+  (:data:`graphaudit.glad.typed.CONTROL_COLUMNS`); ``results/glad/typed/molswap/validation.csv``: the checks;
+- ``results/glad/typed/records/{backend}/{detector}/{typed}/{encoding}/seed{seed}/``: one typed run (records, score
+  files per group, checkpoint, ``run.json``); ``results/glad/typed/replay/{detector}/{typed}/{encoding}.csv``: its
+  replay over the seeds (:data:`graphaudit.glad.typed_runs.REPLAY_COLUMNS`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -26,14 +31,20 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 
 from graphaudit.common.atomic import write_json
+from graphaudit.common.integrity import CorruptFileError
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad import gx, typed
 from graphaudit.glad import molswap as ms
+from graphaudit.glad import typed_runs as tr
+from graphaudit.glad.deep import config_class, detector_builder, load_catalogue, modal_settings, train_config
+from graphaudit.glad.deep_tasks import activate_backend, read_run_summary, record_run
 from graphaudit.glad.protocol import folds_from_json, folds_to_json
+from graphaudit.glad.settings import TrainingSettings
 from graphaudit.report.tables import write_table
 
 log = logging.getLogger(__name__)
@@ -187,3 +198,94 @@ def validate_molswap(ctx: RuleContext) -> None:
     failing = [r for r in rows if not r["passed"]]
     log.info("validation: %d checks, %d not passed", len(rows), len(failing))
     _table(rows, typed.VALIDATION_COLUMNS, ctx.output["checks"])
+
+
+# ---- typed evaluation (spec 4.16) ----------------------------------------------------------------------------
+def _typed_run(ctx: RuleContext, typed_set: str, seed: int) -> tr.TypedRun:
+    """The run's graphs: a GX seed (inputs ``graphs``, ``folds``) or an MS-v2 seed (inputs ``graphset``, ``pool``,
+    ``anomalies`` and ``size_changing`` per final type in :data:`~graphaudit.glad.molswap.FINAL_TYPES` order)."""
+    if tr.GENERATORS[typed_set] == "GX":
+        content = _json(ctx.input["folds"])
+        return tr.gx_run(GraphSet.load(ctx.input["graphs"]), folds_from_json(content), content["types"])
+    split = _json(ctx.input["pool"])["splits"][tr.MS_POOL][str(seed)]
+    files = zip(ms.FINAL_TYPES, ctx.input_list("anomalies"), ctx.input_list("size_changing"), strict=True)
+    types = [tr.MolSwapType(name, GraphSet.load(a), GraphSet.load(s)) for name, a, s in files]
+    return tr.molswap_run(GraphSet.load(ctx.input["graphset"]), split, types, seed, ctx.params["holdout_share"])
+
+
+def train_typed(ctx: RuleContext) -> None:
+    """One typed run (wildcards ``backend``, ``detector``, ``typed`` set, ``encoding``, ``seed``; input
+    ``catalogue``; params ``training``, ``holdout_share``): the detector's modal configuration trained on the seed's
+    training normals, the hold-out and every type's group scored at each evaluation point (resumable, as
+    :func:`~graphaudit.glad.deep_tasks.train_run`); ``run.json`` adds the ids the replay labels the groups by."""
+    detector, typed_set, encoding = ctx.wildcards["detector"], ctx.wildcards["typed"], ctx.wildcards["encoding"]
+    seed, backend = int(ctx.wildcards["seed"]), ctx.wildcards["backend"]
+    training = ctx.settings("training", TrainingSettings)
+    catalogue = load_catalogue(ctx.input["catalogue"])
+    settings = modal_settings(catalogue, detector, encoding_options(catalogue, detector, encoding))
+    run = _typed_run(ctx, typed_set, seed)
+    config = train_config(
+        settings,
+        tr.training_seed(seed),
+        training.device,
+        training.max_epochs,
+        training.checkpoint_every_s,
+        training.test_rng,
+    )
+    torch.set_num_threads(training.threads)
+    code = activate_backend(ctx, backend, config.device)
+    log.info(
+        "%s (%s) %s seed %d, x_s %s: %d fit, %d hold-out graphs, groups %s; %s; %s",
+        detector,
+        backend,
+        typed_set,
+        seed,
+        encoding,
+        len(run.graphs.train),
+        len(run.graphs.holdout),
+        {name: len(part) for name, part in run.graphs.groups.items()},
+        settings.source,
+        config,
+    )
+    summary = {
+        "detector": detector,
+        "backend": backend,
+        "code": code,
+        "typed_set": typed_set,
+        "encoding": encoding,
+        "family": settings.family,
+        "settings_source": settings.source,
+        "train": dataclasses.asdict(config),
+        "options": settings.options,
+        **run.summary(),
+    }
+    build = detector_builder(catalogue, settings, run.in_dim, backend, run.facts)
+    record_run(ctx.output["run"], build, run.graphs, config, summary, training.memory_budget_gb)
+
+
+def encoding_options(catalogue: dict, detector: str, encoding: str) -> dict[str, str]:
+    """The detector options of an ``encoding`` (:data:`~graphaudit.glad.typed_runs.ENCODINGS`): none for UB-GOLD's
+    encodings; for the ablation's constant input, ``structural_input`` of a detector that reads ``x_s`` (CVTGAD,
+    GOOD-D; any other is an error)."""
+    if encoding not in tr.ENCODINGS:
+        raise ValueError(f"encoding must be one of {tr.ENCODINGS}, got {encoding!r}")
+    if encoding == "encodings":
+        return {}
+    fields = {f.name for f in dataclasses.fields(config_class(catalogue, detector))}
+    if tr.ENCODING_OPTION not in fields:
+        raise ValueError(f"{detector} reads no structural encodings x_s: the constant-x_s ablation does not apply")
+    return {tr.ENCODING_OPTION: encoding}
+
+
+def replay_typed(ctx: RuleContext) -> None:
+    """Val-Normal and the AUROC of every type of one detector's typed runs (input ``runs``: their ``run.json``, one
+    per seed) from the records alone (output ``replay``: :data:`~graphaudit.glad.typed_runs.REPLAY_COLUMNS`)."""
+    runs = []
+    for path in ctx.input_list("runs"):
+        summary = read_run_summary(path)
+        runs.append((summary, Path(path).parent))
+    try:
+        frame = tr.replay_table(runs)
+    except CorruptFileError as err:
+        raise err.with_remedy("rerun snakemake with --forcerun on the damaged run's run.json") from err
+    write_table(frame, ctx.output["replay"])

@@ -49,8 +49,8 @@ from torch import nn
 from torch_geometric.data import Batch
 from torch_geometric.nn import GATConv, GCNConv, GINConv, global_max_pool, global_mean_pool
 
-from graphaudit.nn.structural_encoding import with_structural_encodings
-from graphaudit.nn.trainer import Detector, RunGraphs
+from graphaudit.nn.structural_encoding import STRUCTURAL_INPUTS, with_structural_encodings
+from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig, node_pair_bytes
 
 __all__ = ["CVTGAD", "CVTGADConfig", "CrossAttention", "adaptive_weights", "graph_contrast_loss", "node_contrast_loss"]
 
@@ -77,8 +77,11 @@ class CVTGADConfig:
     alpha: float = 0.0
     rw_dim: int = 16
     dg_dim: int = 16
+    structural_input: str = "encodings"  # "constant": the F.12 ablation's constant x_s (not a UB-GOLD option)
 
     def __post_init__(self) -> None:
+        if self.structural_input not in STRUCTURAL_INPUTS:
+            raise ValueError(f"structural_input must be one of {STRUCTURAL_INPUTS}, got {self.structural_input!r}")
         if self.GNN_Encoder not in ENCODERS:
             raise ValueError(f"GNN_Encoder must be one of {ENCODERS}, got {self.GNN_Encoder!r}")
         if self.graph_level_pool not in POOLS:
@@ -307,9 +310,15 @@ class CVTGADDetector(Detector):
     reported_score = "raw_score"
     config: CVTGADConfig
 
+    def peak_memory_bytes(self, graphs: RunGraphs, config: TrainConfig) -> int:
+        """The N x N node matrices of a batch (U23): about 18 bytes per node pair to score and 47 to train (peak RSS
+        measured on CPU with the modal configuration, rounded up to 20 and 50)."""
+        return node_pair_bytes(graphs, config, scoring=20, training=50)
+
     def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
-        """UB-GOLD's data loader attaches ``init_structural_encoding(..., rw_dim, dg_dim)`` to every graph."""
-        return with_structural_encodings(graphs, self.config.rw_dim, self.config.dg_dim)
+        """UB-GOLD's data loader attaches ``init_structural_encoding(..., rw_dim, dg_dim)`` to every graph (the
+        ablation: a constant ``x_s``, ``structural_input``)."""
+        return with_structural_encodings(graphs, self.config.rw_dim, self.config.dg_dim, self.config.structural_input)
 
     def loss(self, batch: Batch) -> torch.Tensor:
         """The per-graph losses :meth:`objective` records (in training mode it also feeds the statistics)."""

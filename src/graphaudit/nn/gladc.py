@@ -238,13 +238,13 @@ class GLADCDetector(BatchLossDetector):
     def peak_memory_bytes(self, graphs: RunGraphs, config: TrainConfig) -> int:
         """The larger of a training step on ``batch_size`` graphs and a scoring pass on ``batch_size_test``
         graphs, every graph padded to ``max_nodes_num`` (or the run's largest graph when it is unset)."""
-        size = self.config.max_nodes_num or _largest([*graphs.train, *graphs.test, *graphs.holdout])
+        size = self.config.max_nodes_num or _largest([g for part in [graphs.train, *graphs.scored()] for g in part])
         c = self.config
         step = dense_step_bytes(
             min(config.batch_size, len(graphs.train)), size, self.in_dim, c.hidden_dim, c.output_dim, training=True
         )
         scoring = dense_step_bytes(
-            min(config.batch_size_test, max(len(graphs.test), len(graphs.holdout))),
+            min(config.batch_size_test, max(len(part) for part in graphs.scored())),
             size,
             self.in_dim,
             c.hidden_dim,

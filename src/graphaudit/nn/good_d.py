@@ -62,8 +62,8 @@ from torch import nn
 from torch_geometric.data import Batch
 from torch_geometric.nn import GCN, GINConv, global_add_pool, global_mean_pool
 
-from graphaudit.nn.structural_encoding import with_structural_encodings
-from graphaudit.nn.trainer import Detector, RunGraphs
+from graphaudit.nn.structural_encoding import STRUCTURAL_INPUTS, with_structural_encodings
+from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig, node_pair_bytes
 
 __all__ = [
     "GOODD",
@@ -102,8 +102,11 @@ class GOODDConfig:
     num_cluster: int = 2
     alpha: float = 0.0
     is_adaptive: bool = True
+    structural_input: str = "encodings"  # "constant": the F.12 ablation's constant x_s (not a UB-GOLD option)
 
     def __post_init__(self) -> None:
+        if self.structural_input not in STRUCTURAL_INPUTS:
+            raise ValueError(f"structural_input must be one of {STRUCTURAL_INPUTS}, got {self.structural_input!r}")
         for name in ("hidden_dim", "num_layer", "rw_dim", "dg_dim", "num_cluster"):
             if getattr(self, name) < 1:
                 raise ValueError(f"GOODDConfig.{name} must be at least 1, got {getattr(self, name)}")
@@ -282,6 +285,11 @@ class HierarchicalContrastDetector(Detector):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Per-graph (group-level, graph-level, node-level) scores, UB-GOLD's ``score_func``."""
 
+    def peak_memory_bytes(self, graphs: RunGraphs, config: TrainConfig) -> int:
+        """The N x N node matrices of a batch (U23): about 13 bytes per node pair to score and 30 to train (peak RSS
+        measured on CPU with the modal configuration, rounded up to 14 and 32)."""
+        return node_pair_bytes(graphs, config, scoring=14, training=32)
+
     def prepare_graphs(self, graphs: RunGraphs) -> RunGraphs:
         """Structural encodings on every graph, training positions ``idx`` on the training graphs."""
         if len(graphs.train) < self.config.num_cluster:
@@ -289,7 +297,9 @@ class HierarchicalContrastDetector(Detector):
                 f"GOOD-D clusters the training graphs into num_cluster = {self.config.num_cluster} "
                 f"groups but the run has {len(graphs.train)}; lower num_cluster"
             )
-        encoded = with_structural_encodings(graphs, self.config.rw_dim, self.config.dg_dim)
+        encoded = with_structural_encodings(
+            graphs, self.config.rw_dim, self.config.dg_dim, self.config.structural_input
+        )
         for position, data in enumerate(encoded.train):
             data.idx = torch.tensor([position])
         self._n_train = len(encoded.train)

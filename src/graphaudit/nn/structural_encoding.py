@@ -5,6 +5,10 @@
 clipped to ``dg_dim - 1``. UB-GOLD computes both for every graph, in float32 with SciPy sparse products
 (``M^k = M^(k-1) M``); only CVTGAD and GOOD-D read them (spec 4.x: the "separate structural encoder").
 The same arithmetic in the same order is used here, so both backends see identical inputs.
+
+The paper's post hoc ablation (F.12, amendment A34) replaces ``x_s`` by a constant input: ``structural_input``
+``constant`` gives every node a row of ones of the same width (not zeros: an all-zero view makes the cosine
+similarities of the contrastive losses 0 / 0, the undefined losses A34 replaced).
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ from torch_geometric.data import Data
 
 from graphaudit.nn.trainer import RunGraphs
 
-__all__ = ["structural_encoding", "with_structural_encodings"]
+__all__ = ["STRUCTURAL_INPUTS", "structural_encoding", "with_structural_encodings"]
+
+STRUCTURAL_INPUTS = ("encodings", "constant")
+"""What ``x_s`` holds: UB-GOLD's encodings, or the ablation's constant input (ones)."""
 
 
 def _out_degree(data: Data) -> np.ndarray:
@@ -60,19 +67,23 @@ def structural_encoding(data: Data, rw_dim: int = 16, dg_dim: int = 16) -> torch
     return torch.from_numpy(np.concatenate([rwse, _degree_one_hot(data, dg_dim)], axis=1))
 
 
-def _encoded(part: Sequence[Data], rw_dim: int, dg_dim: int) -> list[Data]:
+def _encoded(part: Sequence[Data], rw_dim: int, dg_dim: int, structural_input: str) -> list[Data]:
     out = []
     for data in part:
         data = copy.copy(data)  # the caller's graphs stay as they are
-        data.x_s = structural_encoding(data, rw_dim, dg_dim)
+        if structural_input == "constant":
+            data.x_s = torch.ones((data.num_nodes, rw_dim + dg_dim), dtype=torch.float32)
+        else:
+            data.x_s = structural_encoding(data, rw_dim, dg_dim)
         out.append(data)
     return out
 
 
-def with_structural_encodings(graphs: RunGraphs, rw_dim: int, dg_dim: int) -> RunGraphs:
-    """The run's graphs with ``x_s`` on every graph of every part (UB-GOLD encodes train and test alike)."""
-    return RunGraphs(
-        train=_encoded(graphs.train, rw_dim, dg_dim),
-        test=_encoded(graphs.test, rw_dim, dg_dim),
-        holdout=_encoded(graphs.holdout, rw_dim, dg_dim),
-    )
+def with_structural_encodings(
+    graphs: RunGraphs, rw_dim: int, dg_dim: int, structural_input: str = "encodings"
+) -> RunGraphs:
+    """The run's graphs with ``x_s`` on every graph of every part (UB-GOLD encodes train and test alike), scored
+    groups included; ``structural_input`` ``constant``: ones instead (the ablation)."""
+    if structural_input not in STRUCTURAL_INPUTS:
+        raise ValueError(f"structural_input must be one of {STRUCTURAL_INPUTS}, got {structural_input!r}")
+    return graphs.mapped(lambda part: _encoded(part, rw_dim, dg_dim, structural_input))

@@ -6,7 +6,9 @@ A run lives in one folder:
   mean training loss, non-finite counts, seed, config hash, versions, device, wall time and peak memory;
 - ``scores/epoch_<epoch>.test.npz`` and ``.holdout.npz``: per-graph scores keyed by graph id
   (``item_id``, ``score``), never by loader order; a detector with extra score columns
-  (``Detector.score_columns``) adds them to the same files and names them in its records;
+  (``Detector.score_columns``) adds them to the same files and names them in its records; a run with scored
+  groups (:attr:`RunGraphs.groups`, glad's typed anomalies) adds ``.<group>.npz`` per group, each group scored in
+  passes of its own, so a detector whose scores depend on the batch scores every group as its own batch;
 - ``checkpoint.pt``: model, optimizer, epoch, wall time and every RNG state (Python, numpy, torch CPU and
   CUDA, the loaders' generator), written atomically at evaluation points and every ``checkpoint_every_s``.
 
@@ -33,10 +35,11 @@ import contextlib
 import hashlib
 import json
 import logging
+import re
 import shutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -82,8 +85,10 @@ __all__ = [
     "fixed_batches",
     "graphs_with_ids",
     "load_trajectory",
+    "node_pair_bytes",
     "preserved_rng",
     "read_run_records",
+    "record_groups",
     "resolve_device",
     "score_graph_columns",
     "score_graphs",
@@ -97,6 +102,7 @@ CHECKPOINT = "checkpoint.pt"
 SCORES = "scores"
 RETRAIN = "train the run again (it finds the gap and recomputes the run from the start)"
 INDEPENDENT_SCORE_BATCH = 1024
+GROUP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 TEST_RNG = ("coupled", "isolated")
 
 
@@ -260,23 +266,60 @@ class RunGraphs:
 
     ``train`` holds normal graphs only; ``holdout`` the held-out normals (may be empty). No labels are
     needed: test labels stay with the caller and are joined to the scores by graph id.
+
+    ``groups`` (optional) are further sets scored at every evaluation point, each in passes of its own (its own
+    batch when ``batch_size_test`` holds it), so a batch-dependent score sees only the group's graphs: glad's
+    typed evaluation scores the test normals with one type's anomalies per group (spec 4.16, 8.7). A graph may
+    sit in several groups; ids are unique within each. With groups, ``test`` may be empty (not scored).
     """
 
     train: Sequence[Data]
     test: Sequence[Data]
     holdout: Sequence[Data]
+    groups: Mapping[str, Sequence[Data]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.train or not self.test:
-            raise ValueError("a run needs at least one training graph and one test graph")
-        for name in ("train", "test", "holdout"):
-            ids = _ids_of(getattr(self, name), name)
+        if not self.train or not (self.test or any(self.groups.values())):
+            raise ValueError("a run needs at least one training graph and one test graph (or a scored group)")
+        for name in self.groups:
+            if name in ("test", "holdout") or not GROUP_NAME.fullmatch(name):
+                raise ValueError(
+                    f"RunGraphs.groups: {name!r} is not a group name (letters, digits, '-', '_', '.'; not test or "
+                    "holdout): it names the group's score files"
+                )
+        for name, part in self.parts().items():
+            ids = _ids_of(part, name)
             if len(np.unique(ids)) != len(ids):
                 raise ValueError(f"RunGraphs.{name}: graph ids are not unique")
 
-    def ids(self) -> dict[str, list[int]]:
-        """Graph ids per part, in the given order (they enter the config hash)."""
-        return {name: _ids_of(getattr(self, name), name).tolist() for name in ("train", "test", "holdout")}
+    def parts(self) -> dict[str, Sequence[Data]]:
+        """Every part by name: train, test, holdout, then each group under ``groups.<name>``."""
+        named = {"train": self.train, "test": self.test, "holdout": self.holdout}
+        return named | {f"groups.{name}": part for name, part in self.groups.items()}
+
+    def scored(self) -> list[Sequence[Data]]:
+        """The parts a scoring pass reads: test, holdout and every group."""
+        return [self.test, self.holdout, *self.groups.values()]
+
+    def ids(self) -> dict[str, Any]:
+        """Graph ids per part, in the given order (they enter the config hash); ``groups`` only for a run with
+        groups, so the hash of a run without them is what it always was."""
+        ids: dict[str, Any] = {
+            name: _ids_of(getattr(self, name), name).tolist() for name in ("train", "test", "holdout")
+        }
+        if self.groups:
+            ids["groups"] = {name: _ids_of(part, name).tolist() for name, part in self.groups.items()}
+        return ids
+
+    def mapped(self, change: Callable[[Sequence[Data]], Sequence[Data]]) -> RunGraphs:
+        """The same run with ``change`` applied to every part (a detector's :meth:`Detector.prepare_graphs`)."""
+        return replace(
+            self,
+            train=change(self.train),
+            test=change(self.test),
+            holdout=change(self.holdout),
+            groups={name: change(part) for name, part in self.groups.items()},
+        )
 
 
 @dataclass
@@ -510,12 +553,16 @@ def _record(
     context: dict[str, Any],
 ) -> None:
     """Write the epoch's score files (every score column), then append its record (the record points at
-    existing files). A graph counts as non-finite when any of its columns is."""
+    existing files). A graph counts as non-finite when any of its columns is. ``scores`` holds ``test``,
+    ``holdout`` and, for a run with groups, ``groups.<name>`` per group; the groups' files, counts and
+    non-finite counts go to the record's ``group_scores``, ``n_groups`` and ``nonfinite_groups`` (absent
+    without groups, so such records stay as they were)."""
     files = {}
     for part, (ids, columns) in scores.items():
-        name = f"{SCORES}/epoch_{epoch:06d}.{part}.npz"
+        name = f"{SCORES}/epoch_{epoch:06d}.{part.removeprefix('groups.')}.npz"
         write_item_scores(run_dir / name, ids, **columns)
         files[part] = name
+    groups = {part.removeprefix("groups."): part for part in scores if part.startswith("groups.")}
     record = {
         "epoch": epoch,
         "train_loss": train_loss,
@@ -529,10 +576,16 @@ def _record(
         "peak_rss_mb": peak_rss_mb(),
         **context,
     }
+    if groups:
+        record["group_scores"] = {name: files[part] for name, part in groups.items()}
+        record["n_groups"] = {name: len(scores[part][0]) for name, part in groups.items()}
+        record["nonfinite_groups"] = {name: _nonfinite_graphs(scores[part][1]) for name, part in groups.items()}
     append_record(run_dir / RECORDS, record)
 
 
 def _nonfinite_graphs(columns: dict[str, np.ndarray]) -> int:
+    if not len(next(iter(columns.values()))):
+        return 0
     return int(np.count_nonzero(~np.all([np.isfinite(values) for values in columns.values()], axis=0)))
 
 
@@ -604,10 +657,12 @@ def train(
         if detector.batch_independent_scores
         else config.batch_size_test
     )
-    # the hold-out pass is always isolated, so its order is immaterial: it is never shuffled (and may be empty)
+    # the hold-out pass is always isolated, so its order is immaterial: it is never shuffled (and may be empty);
+    # an empty test part (a run that scores groups only) has no loader and draws nothing
     eval_loaders = {
-        "test": loader(graphs.test, score_batch, config.shuffle_test),
+        "test": loader(graphs.test, score_batch, config.shuffle_test) if graphs.test else None,
         "holdout": loader(graphs.holdout, score_batch, False),
+        **{f"groups.{name}": loader(part, score_batch, config.shuffle_test) for name, part in graphs.groups.items()},
     }
     context = {
         "seed": config.seed,
@@ -659,7 +714,7 @@ def _check_memory(detector: Detector, graphs: RunGraphs, config: TrainConfig, bu
     needed = detector.peak_memory_bytes(graphs, config) if budget is not None else None
     if needed is not None and needed > budget:
         raise MemoryBudgetError(
-            f"{type(detector).__name__} needs about {needed / 2**30:.3g} GiB for one step "
+            f"{type(detector).__name__} needs about {needed / 2**30:.3g} GiB for one training step or scoring pass "
             f"(batch_size {config.batch_size}, batch_size_test {config.batch_size_test}), over the "
             f"memory budget of {budget / 2**30:.3g} GiB; the run is infeasible within it (raise "
             f"the budget only on a machine that has the memory)"
@@ -667,15 +722,48 @@ def _check_memory(detector: Detector, graphs: RunGraphs, config: TrainConfig, bu
 
 
 def _score_parts(
-    detector: Detector, loaders: dict[str, DataLoader], device: torch.device, generator: torch.Generator, test_rng: str
+    detector: Detector,
+    loaders: dict[str, DataLoader | None],
+    device: torch.device,
+    generator: torch.Generator,
+    test_rng: str,
 ) -> dict[str, tuple[np.ndarray, dict[str, np.ndarray]]]:
-    """Test scores (drawing from the training RNG when ``coupled``), then hold-out scores, always isolated."""
-    scoring = preserved_rng(generator) if test_rng == "isolated" else contextlib.nullcontext()
-    with scoring:
-        scores = {"test": score_graph_columns(detector, loaders["test"], device)}
+    """Test scores, then each group's in order (drawing from the training RNG when ``coupled``), then hold-out
+    scores, always isolated. A part without a loader (an empty test part) has no scores."""
+    scores = {}
+    for part in [name for name in loaders if name != "holdout"]:
+        scoring = preserved_rng(generator) if test_rng == "isolated" else contextlib.nullcontext()
+        with scoring:
+            scores[part] = (
+                _no_scores(detector) if loaders[part] is None else score_graph_columns(detector, loaders[part], device)
+            )
     with preserved_rng(generator):
         scores["holdout"] = score_graph_columns(detector, loaders["holdout"], device)
     return scores
+
+
+def _no_scores(detector: Detector) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    names = ("score", *detector.score_columns)
+    return np.zeros(0, dtype=np.int64), {name: np.zeros(0, dtype=np.float32) for name in names}
+
+
+def node_pair_bytes(graphs: RunGraphs, config: TrainConfig, scoring: float, training: float) -> int:
+    """Peak bytes of a detector whose memory grows with the square of a batch's node count (an N x N matrix over
+    every node of the batch: CVTGAD's and GOOD-D's node-level terms, U23): ``training`` bytes per node pair for a
+    training step on ``batch_size`` graphs, ``scoring`` for a scoring pass on ``batch_size_test`` graphs, each batch
+    taken as the part's largest graphs (an upper bound). The larger of the two."""
+    step = _largest_batch_nodes([graphs.train], config.batch_size) ** 2 * training
+    score = _largest_batch_nodes(graphs.scored(), config.batch_size_test) ** 2 * scoring
+    return int(max(step, score))
+
+
+def _largest_batch_nodes(parts: Iterable[Sequence[Data]], batch_size: int) -> int:
+    """The most nodes ``batch_size`` graphs of one part can hold."""
+    most = 0
+    for part in parts:
+        sizes = sorted((int(g.num_nodes) for g in part), reverse=True)
+        most = max(most, sum(sizes[:batch_size]))
+    return most
 
 
 def fixed_batches(graphs: Sequence[Data], batch_size: int) -> list[Batch]:
@@ -721,8 +809,12 @@ def read_run_records(
     return records, seal
 
 
-def load_trajectory(run_dir: str | Path, expected: Mapping[str, Any] | None = None) -> Trajectory:
-    """The run's records and score files as a :class:`~graphaudit.selection.trajectory.Trajectory`.
+def load_trajectory(
+    run_dir: str | Path, expected: Mapping[str, Any] | None = None, group: str | None = None
+) -> Trajectory:
+    """The run's records and score files as a :class:`~graphaudit.selection.trajectory.Trajectory`; with
+    ``group``, the trajectory whose test graphs are that scored group's (:attr:`RunGraphs.groups`), with the same
+    hold-out scores, so a label-free rule chooses the same point in every group's trajectory.
 
     The records are read and checked by :func:`read_run_records` (``expected``: the seal the run's summary kept)
     and every score file they name is CRC-checked: a missing, torn or corrupt one is a :class:`CorruptFileError`
@@ -732,12 +824,22 @@ def load_trajectory(run_dir: str | Path, expected: Mapping[str, Any] | None = No
     """
     run_dir = Path(run_dir)
     records, _ = read_run_records(run_dir, expected)
-    return Trajectory.from_points([_evaluation_point(run_dir, record) for record in records])
+    return Trajectory.from_points([_evaluation_point(run_dir, record, group) for record in records])
 
 
-def _evaluation_point(run_dir: Path, record: Mapping[str, Any]) -> EvaluationPoint:
+def record_groups(record: Mapping[str, Any]) -> list[str]:
+    """The scored groups a record names, by name (none for a run without groups)."""
+    return sorted(record.get("group_scores", {}))
+
+
+def _evaluation_point(run_dir: Path, record: Mapping[str, Any], group: str | None = None) -> EvaluationPoint:
+    """One record's point (the test part, or the scored ``group``); every score file it names is read and checked,
+    so a resume check finds a torn group file as it finds a torn test file."""
     reported = record.get("reported_score", "score")
-    test_ids, test = _read_scores(run_dir / record["test_scores"])
+    groups = {name: _read_scores(run_dir / path) for name, path in record.get("group_scores", {}).items()}
+    if group is not None and group not in groups:
+        raise ValueError(f"{run_dir}: epoch {record['epoch']} scored no group {group!r} (groups: {sorted(groups)})")
+    test_ids, test = groups[group] if group is not None else _read_scores(run_dir / record["test_scores"])
     holdout_ids, holdout = _read_scores(run_dir / record["holdout_scores"])
     return EvaluationPoint(
         epoch=int(record["epoch"]),
