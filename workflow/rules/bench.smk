@@ -110,6 +110,25 @@ rule bench_pattern_matcher:
         RUN
 
 
+rule bench_pattern_neural:
+    input:
+        test="data/generated/pattern/official_test.npz",
+        train="data/generated/pattern/official_train.npz",
+        recipes=config["pattern"]["neural"]["recipes"],
+    output:
+        table="results/bench/pattern_neural.csv",
+    log:
+        "logs/bench/pattern_neural.log",
+    conda:
+        ENV
+    threads: 1
+    params:
+        entry="graphaudit.bench.pattern_neural:bench_pattern_neural",
+        bench=BENCH_CONFIG["pattern_neural"],
+    script:
+        RUN
+
+
 rule bench_cluster_gibbs:
     input:
         graphs="data/generated/cluster/test.npz",
@@ -273,6 +292,7 @@ rule bench:
         rules.bench_mining.output,
         rules.bench_pattern_gibbs.output,
         rules.bench_pattern_matcher.output,
+        rules.bench_pattern_neural.output,
         rules.bench_cluster_gibbs.output,
         rules.bench_strip_sampler.output,
         rules.bench_llm_occurrence.output,

@@ -139,6 +139,17 @@ class GraphlmSamplingBench:
 
 
 @dataclass(frozen=True)
+class PatternNeuralBench:
+    """RRWP of the first ``graphs`` official-like test graphs (ours vs dense numpy) and one training epoch of each
+    model's released recipe on the first ``train_graphs`` training graphs."""
+
+    models: tuple[str, ...]
+    graphs: int
+    train_graphs: int
+    repeats: int
+
+
+@dataclass(frozen=True)
 class BenchSettings:
     tu_reader: TuReaderBench
     graphlets: GraphletsBench
@@ -146,6 +157,7 @@ class BenchSettings:
     mining: MiningBench
     pattern_gibbs: PatternGibbsBench
     pattern_matcher: PatternMatcherBench
+    pattern_neural: PatternNeuralBench
     cluster_gibbs: ClusterGibbsBench
     strip_sampler: StripSamplerBench
     llm_occurrence: LlmOccurrenceBench
