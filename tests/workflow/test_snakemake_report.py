@@ -4,6 +4,7 @@ describes it. (tests/workflow/test_workflow.py builds the report on the finished
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,16 @@ CONFIGS = ("config/config.yaml", "config/ci.yaml")
 def producers(configfile: str) -> dict[str, tuple[RuleInfo, str]]:
     """Output path -> (the rule writing it, the output's name)."""
     return {path: (rule, name) for rule in workflow_rules(configfile) for name, path in rule.outputs.items()}
+
+
+def producer(made_by: dict[str, tuple[RuleInfo, str]], path: str) -> tuple[RuleInfo, str]:
+    """The rule writing ``path``: by its literal output, else by an output pattern whose wildcards match it."""
+    if path in made_by:
+        return made_by[path]
+    for pattern, found in made_by.items():
+        if "{" in pattern and re.fullmatch(re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(pattern)), path):
+            return found
+    raise KeyError(f"no rule writes {path}")
 
 
 def assert_captioned(rule: RuleInfo, name: str, category: str, kind: str) -> None:
@@ -34,7 +45,7 @@ def test_every_study_output_is_in_the_report_with_a_caption(configfile: str, stu
     made_by = producers(configfile)
     for path in outputs:
         assert path.startswith(f"results/{study}/"), path
-        rule, name = made_by[path]
+        rule, name = producer(made_by, path)
         assert_captioned(rule, name, study, "figures" if path.endswith(".png") else "tables")
 
 

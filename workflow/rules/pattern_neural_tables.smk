@@ -215,7 +215,7 @@ rule byo_pattern:
         **SCORED_SET_INPUTS,
         counts=rules.scores_pattern.output.counts,
     output:
-        table=f"{PATTERN_OUT}/byo/{{name}}.csv",
+        table=report_output(f"{PATTERN_OUT}/byo/{{name}}.csv", "pattern", "tables"),
     log:
         "logs/pattern/byo_{name}.log",
     wildcard_constraints:
