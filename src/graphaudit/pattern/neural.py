@@ -58,6 +58,7 @@ from graphaudit.nn.pattern_trainer import PatternTrainConfig, Schedule, pattern_
 from graphaudit.nn.rrwp import Rrwp, channel_counts, rrwp
 from graphaudit.nn.rrwp_common import attach_rrwp
 from graphaudit.pattern.dense import DenseGraphs
+from graphaudit.pattern.neural_tables import THRESHOLD
 from graphaudit.pattern.planted.blind import threshold_predictions
 from graphaudit.pattern.planted.scoring import evaluated_graphs
 from graphaudit.pattern.protocols import PROTOCOL_SETS, kept_graphs, withheld_patterns
@@ -441,7 +442,7 @@ def _data_key(ctx: RuleContext, orders: Mapping[str, Sequence[int]], plan: RrwpP
 def neural_labels(path: str | Path, rule: str = "released") -> dict[int, np.ndarray]:
     """Predicted labels (``p > 0.5``, the released threshold) of one predictions file, keyed by graph id, as the
     pattern-blind predictors' are (:func:`graphaudit.pattern.planted.scoring.counts_for` scores them)."""
-    return {g: threshold_predictions(p, 0.5) for g, p in read_shards([str(path)], f"prob_{rule}").items()}
+    return {g: threshold_predictions(p, THRESHOLD) for g, p in read_shards([str(path)], f"prob_{rule}").items()}
 
 
 def pattern_neural_train(ctx: RuleContext) -> None:
