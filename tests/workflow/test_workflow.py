@@ -126,7 +126,7 @@ def test_ci_report_opens_with_the_verdicts_and_shows_every_figure(ci_runs):
     order = [page.index(f'id="{anchor}"') for anchor in ("dashboard", "failed", "data", *sorted(STUDIES))]
     assert order == sorted(order)
     per_study = {s: [p for p in study_outputs(s) if p.endswith(".png")] for s in STUDIES}
-    expected = {"pattern": 4, "nodeground": 11, "glad": 3, "graphlm": 1, "llmpattern": 7}
+    expected = {"pattern": 4, "nodeground": 11, "glad": 3, "graphlm": 6, "llmpattern": 7}
     assert {s: len(f) for s, f in per_study.items()} == expected
     figures = [p for study_figures in per_study.values() for p in study_figures]
     for figure in figures:
@@ -142,6 +142,7 @@ def test_ci_report_renders_in_headless_chromium(ci_runs, headless_page_problems)
 
 
 RUN_RECORDS = "results/glad/records"  # training runs: records carry wall time and peak memory by design
+TYPED_RUN_RECORDS = "results/glad/typed/records"  # the typed evaluation's training runs, likewise
 LM_RUNS = "results/graphlm/*/lm/*/s*/run.json"  # the graph language models' runs: their wall time
 NEURAL_RUNS = ("results/pattern/neural/*/*/seed*/run.json", "results/pattern/neural/*/*/seed*/records.jsonl")
 MACHINE_FIELDS = {"wall_s", "epoch_s", "peak_rss_mb", "records_sha256"}  # the seal of records.jsonl, which holds both
@@ -183,7 +184,10 @@ def cost_table_lines(run: Path) -> set[str]:
 def assert_same_outside_measurements(first: Path, second: Path, relative: Path) -> None:
     """The comparison of one output of two runs, leaving out what is a measurement of the machine."""
     if (
-        (relative.is_relative_to(RUN_RECORDS) and relative.suffix in (".jsonl", ".json"))
+        (
+            any(relative.is_relative_to(r) for r in (RUN_RECORDS, TYPED_RUN_RECORDS))
+            and relative.suffix in (".jsonl", ".json")
+        )
         or relative.match(LM_RUNS)
         or any(relative.match(pattern) for pattern in NEURAL_RUNS)
     ):
