@@ -822,8 +822,7 @@ def oracle_auc_frame(scored: Scored, set_name: str = "fresh") -> pd.DataFrame:
 
 
 # ---- bring your own model ----------------------------------------------------------------------------------------
-BYO_COLUMNS = [
-    "rule",
+SCORED_COLUMNS = [  # a predictor's scores on one set, as Table 3 and the bring-your-own table give them
     "set",
     "graphs",
     "cw_acc",
@@ -834,6 +833,10 @@ BYO_COLUMNS = [
     "diff_vs_pattern_blind",
     "diff_ci_low",
     "diff_ci_high",
+]
+BYO_COLUMNS = [
+    "rule",
+    *SCORED_COLUMNS,
     "pattern_recall_diff",
     "host_recall_diff",
     f"cw_under_{LARGE_MIN}",

@@ -79,23 +79,7 @@ def table2(ctx: RuleContext) -> None:
     )
 
 
-TABLE3_COLUMNS = [
-    "predictor",
-    "set",
-    "graphs",
-    "cw_acc",
-    "ci_low",
-    "ci_high",
-    "cw_batch",
-    "plain",
-    "diff_vs_pattern_blind",
-    "diff_ci_low",
-    "diff_ci_high",
-    "model",
-    "protocol",
-    "seed",
-    "not_run",
-]
+TABLE3_COLUMNS = ["predictor", *neural_tables.SCORED_COLUMNS, "model", "protocol", "seed", "not_run"]
 
 
 def table3(ctx: RuleContext) -> None:
