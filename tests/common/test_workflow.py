@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from snakemake.exceptions import WorkflowError
 
-from graphaudit.common.workflow import report_output, study_targets
+import graphaudit
+from graphaudit.common.workflow import LOCAL_MODULES, report_output, study_targets
 
 
 def test_targets_of_the_listed_studies_in_order():
@@ -26,3 +31,28 @@ def test_report_output_flags_each_path_with_category_and_caption():
     assert flagged.flags["report"].caption == "../report/pattern/tables.rst"  # relative to workflow/rules/
     several = report_output(["a.png", "b.png"], "claims", "figures")
     assert [p.flags["report"].caption for p in several] == ["../report/claims/figures.rst"] * 2
+
+
+def local_rule_modules() -> list[str]:
+    """Every module of the package whose rules run beside Snakemake (:data:`LOCAL_MODULES`: tables, figures, the
+    report)."""
+    root = Path(graphaudit.__file__).parent
+    modules = [".".join(("graphaudit", *p.relative_to(root).with_suffix("").parts)) for p in root.rglob("*.py")]
+    return sorted(m for m in modules if m.endswith(LOCAL_MODULES))
+
+
+TRAINING_STACK = ("torch", "torch_geometric", "transformers")
+
+
+@pytest.mark.parametrize("module", local_rule_modules())
+def test_table_and_figure_modules_load_without_the_training_stack(module):
+    """A table, figure or report job reads finished results: importing its module must not load torch (seconds of
+    every such job, dozens of them in each run)."""
+    code = f"import sys, {module}; print(sorted(m for m in {TRAINING_STACK!r} if m in sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", f"{module} loads {loaded}"
+
+
+def test_the_local_rule_modules_are_found():
+    modules = local_rule_modules()
+    assert {"graphaudit.glad.tables", "graphaudit.graphlm.figures", "graphaudit.report.assemble"} <= set(modules)

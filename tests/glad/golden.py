@@ -24,7 +24,7 @@ import yaml
 from graphaudit.common.atomic import write_json
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
-from graphaudit.glad import layout, tables, typed, typed_runs
+from graphaudit.glad import layout, tables, typed, typed_sets
 from graphaudit.glad import molswap as ms
 from graphaudit.glad.protocol import folds_to_json, tu_folds
 from graphaudit.glad.replay import SETTING_PROTOCOLS
@@ -415,7 +415,7 @@ def _typed_centre(detector: str, typed_set: str, encoding: str, name: str, varia
 
 
 def typed_replay_rows(detector: str, typed_set: str, encoding: str) -> pd.DataFrame:
-    """One run's replay rows per seed, type and variant (:data:`graphaudit.glad.typed_runs.REPLAY_COLUMNS`)."""
+    """One run's replay rows per seed, type and variant (:data:`graphaudit.glad.typed_sets.REPLAY_COLUMNS`)."""
     rng = rng_for("glad", "golden", "typed-replay", detector, typed_set, encoding)
     kinds = (
         [(t, typed.SIZE_PRESERVING) for t in ms.FINAL_TYPES] + [(t, typed.SIZE_CHANGING) for t in ms.FINAL_TYPES]
@@ -447,7 +447,7 @@ def typed_replay_rows(detector: str, typed_set: str, encoding: str) -> pd.DataFr
                     "reason": f"{detector} needs about 30 GiB; raise the budget" if failed else "",
                 }
             )
-    return pd.DataFrame(rows, columns=typed_runs.REPLAY_COLUMNS)
+    return pd.DataFrame(rows, columns=typed_sets.REPLAY_COLUMNS)
 
 
 # ---- files -----------------------------------------------------------------------------------------------

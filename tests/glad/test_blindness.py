@@ -10,7 +10,7 @@ import pytest
 
 from graphaudit.glad import blindness as bl
 from graphaudit.glad import typed
-from graphaudit.glad.typed_runs import GX_F1, GX_F2, MS_V2, SIZE_CHANGING, SIZE_PRESERVING
+from graphaudit.glad.typed_sets import GX_F1, GX_F2, MS_V2, SIZE_CHANGING, SIZE_PRESERVING
 
 GX_TYPES, MS_TYPES = ["T1a", "T3a", "T3b"], ["MS1", "MS2", "MS3"]
 VALID = {typed.GX: GX_TYPES, typed.MS_V2: MS_TYPES}

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from graphaudit.data.graphset import from_edge_list
+from graphaudit.glad.catalogue import backend_of
 from graphaudit.glad.deep import (
-    backend_of,
     detector_builder,
     detector_graphs,
     modal_settings,

@@ -16,6 +16,7 @@ from graphaudit.data.graphset import GraphSet
 from graphaudit.glad import gx
 from graphaudit.glad import molswap as ms
 from graphaudit.glad import typed_runs as tr
+from graphaudit.glad import typed_sets as ts
 from graphaudit.glad.deep_tasks import record_run
 from graphaudit.nn.trainer import Detector, TrainConfig
 from graphaudit.stats.metrics import auroc
@@ -68,13 +69,13 @@ class DistanceFromBatchMean(Detector):
 def test_the_replay_gives_the_batch_joint_auroc_of_each_type(tmp_path: Path) -> None:
     graphs, run = gx_typed_run()
     config = TrainConfig(num_epoch=4, eval_freq=2, batch_size=4, batch_size_test=9999, seed=3407, device="cpu")
-    summary = {"detector": "toy", "backend": "own", "typed_set": tr.GX_F2, "encoding": "encodings", **run.summary()}
+    summary = {"detector": "toy", "backend": "own", "typed_set": ts.GX_F2, "encoding": "encodings", **run.summary()}
     output = tmp_path / "run.json"
     record_run(str(output), lambda: DistanceFromBatchMean(run.in_dim), run.graphs, config, summary, None)
     stored = json.loads(output.read_text(encoding="utf-8"))
     rows = tr.replay_rows(stored, tmp_path)
     sizes = graphs.node_counts().astype(float)
-    assert [(r["type"], r["variant"]) for r in rows] == [(t, tr.SIZE_PRESERVING) for t in gx.ANOMALY_TYPES]
+    assert [(r["type"], r["variant"]) for r in rows] == [(t, ts.SIZE_PRESERVING) for t in gx.ANOMALY_TYPES]
     for row, name in zip(rows, run.graphs.groups):
         normals, anomalies = np.array(run.test_normals), np.array(run.anomalies[name])
         together = np.concatenate([normals, anomalies])
@@ -101,7 +102,7 @@ def test_a_failed_run_replays_as_missing_rows() -> None:
     summary = {
         "detector": "CVTGAD",
         "backend": "own",
-        "typed_set": tr.GX_F2,
+        "typed_set": ts.GX_F2,
         "encoding": "encodings",
         "status": "failed",
         "reason": "over the memory budget",
@@ -159,4 +160,4 @@ def test_the_constant_x_s_applies_to_detectors_that_read_x_s_only() -> None:
 
 
 def test_every_final_ms_type_edits_the_pool_the_runs_train_on() -> None:
-    assert {candidate.pool for candidate in ms.FINAL_TYPES.values()} == {tr.MS_POOL}
+    assert {candidate.pool for candidate in ms.FINAL_TYPES.values()} == {ts.MS_POOL}

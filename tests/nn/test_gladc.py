@@ -27,7 +27,8 @@ from torch_geometric.data import Batch, Data
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.glad import deep_tasks
-from graphaudit.glad.deep import detector_builder, load_catalogue, run_settings
+from graphaudit.glad.catalogue import load_catalogue
+from graphaudit.glad.deep import detector_builder, run_settings
 from graphaudit.glad.leaderboard import build_analysis, fold_means
 from graphaudit.glad.replay import SETTING_PROTOCOLS
 from graphaudit.nn import GLADC, OCGIN, GLADCConfig, OCGINConfig, RunGraphs, TrainConfig, train

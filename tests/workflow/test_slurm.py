@@ -77,7 +77,7 @@ def ci_config(copy: Path) -> list[str]:
 
 
 def run(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    result = snakemake(copy, *args, timeout=4 * RUN_TIMEOUT_S)  # each sbatch job parses the workflow twice: slow
+    result = snakemake(copy, *args, timeout=2 * RUN_TIMEOUT_S)  # each sbatch job parses the workflow twice: slow
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result
 

@@ -3,7 +3,7 @@
 # Each table and figure has its own rule <name>_graphlm -> graphaudit.graphlm.tables:<name> (figures: .figures).
 from graphaudit.common.workflow import gpus_for
 from graphaudit.graphlm import lm as graphlm_lm
-from graphaudit.nn.lm_trainer import snapshot_name
+from graphaudit.nn.packing import snapshot_name
 
 GRAPHLM_LM_CONFIG = GRAPHLM_CONFIG["lm"]
 GRAPHLM_LM = GRAPHLM.lm

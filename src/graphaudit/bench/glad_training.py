@@ -24,8 +24,9 @@ import torch
 
 from graphaudit.common.rule import RuleContext
 from graphaudit.data.graphset import GraphSet
+from graphaudit.glad.catalogue import load_catalogue
 from graphaudit.glad.datasets import node_colours
-from graphaudit.glad.deep import detector_builder, load_catalogue, run_facts, run_graphs, run_settings, train_config
+from graphaudit.glad.deep import detector_builder, run_facts, run_graphs, run_settings, train_config
 from graphaudit.glad.protocol import read_folds
 from graphaudit.nn.trainer import RunGraphs, TrainConfig, train
 from graphaudit.nn.ubgold.detectors import prepare

@@ -35,7 +35,7 @@ import pandas as pd
 from graphaudit.common.seeds import rng_for
 from graphaudit.glad import gx, typed
 from graphaudit.glad import molswap as ms
-from graphaudit.glad.typed_runs import GX_F1, GX_F2, MS_V2, SIZE_CHANGING, SIZE_PRESERVING
+from graphaudit.glad.typed_sets import GX_F1, GX_F2, MS_V2, SIZE_CHANGING, SIZE_PRESERVING
 from graphaudit.stats.resampling import dataset_bootstrap, dataset_resamples
 
 CONFIRMATORY = (

@@ -11,21 +11,18 @@ import dataclasses
 import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from torch_geometric.data import Data
 
 from graphaudit.data.graphset import GraphSet, one_hot
+from graphaudit.glad.catalogue import catalogue_entry
 from graphaudit.glad.protocol import Fold
 from graphaudit.nn.trainer import Detector, RunGraphs, TrainConfig
 
 SETTINGS = ("tuned", "default")
-BACKENDS = ("auto", "ubgold", "own")
-FAMILIES = ("end_to_end", "two_stage")
 _TRAIN_FIELDS = frozenset(f.name for f in dataclasses.fields(TrainConfig))
 _BATCH_FIELDS = ("batch_size", "batch_size_test")
 
@@ -41,29 +38,14 @@ class RunSettings:
     source: str  # "script line", "script line (all datasets)", "modal (no script line)" or "defaults"
 
 
-def load_catalogue(path: str | Path) -> dict[str, Any]:
-    """The detector catalogue (``config/glad/detectors.yaml``)."""
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-
-
 def _import(path: str) -> Any:
     module, _, name = path.partition(":")
     return getattr(importlib.import_module(module), name)
 
 
-def _entry(catalogue: Mapping[str, Any], detector: str) -> Mapping[str, Any]:
-    detectors = catalogue["detectors"]
-    if detector not in detectors:
-        raise ValueError(f"unknown detector {detector!r}; config/glad/detectors.yaml defines {sorted(detectors)}")
-    entry = detectors[detector]
-    if entry["family"] not in FAMILIES:
-        raise ValueError(f"{detector}: family must be one of {FAMILIES}, got {entry['family']!r}")
-    return entry
-
-
 def config_class(catalogue: Mapping[str, Any], detector: str) -> type:
     """The detector's option dataclass (the ``config`` of its catalogue entry; both backends take it)."""
-    return _import(_entry(catalogue, detector)["config"])
+    return _import(catalogue_entry(catalogue, detector)["config"])
 
 
 def _modal_line(entry: Mapping[str, Any], detector: str) -> tuple[dict[str, Any], str]:
@@ -104,7 +86,7 @@ def run_settings(catalogue: Mapping[str, Any], detector: str, dataset: str, sett
     """Resolve a run's settings (the order is documented in ``config/glad/detectors.yaml``)."""
     if setting not in SETTINGS:
         raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}")
-    entry = _entry(catalogue, detector)
+    entry = catalogue_entry(catalogue, detector)
     merged = _base(catalogue, entry)
     line, source = _tuned_line(entry, detector, dataset)
     if setting == "tuned":
@@ -123,7 +105,7 @@ def modal_settings(
     configuration", fixed before any typed run): shared defaults, the detector's options and fixed behaviour,
     then its modal line (:func:`_modal_line`); ``options`` override detector options last (the encoding
     ablation's ``structural_input``)."""
-    entry = _entry(catalogue, detector)
+    entry = catalogue_entry(catalogue, detector)
     line, source = _modal_line(entry, detector)
     merged = {**_base(catalogue, entry), **line, **(options or {})}
     return _resolved(entry, detector, merged, source)
@@ -146,29 +128,6 @@ def train_config(
     )
 
 
-def backend_of(catalogue: Mapping[str, Any], detector: str, backend: str, ubgold_available: bool) -> str:
-    """The backend a detector runs with: ``own``, or ``ubgold`` (UB-GOLD's module through its adapter).
-
-    ``auto`` takes ``ubgold`` when the detector has an adapter and UB-GOLD's tree can be had offline
-    (``ubgold_available``), else ``own``; an explicit ``ubgold`` for a detector without an adapter is an error.
-    """
-    has_adapter = "ubgold" in _entry(catalogue, detector)
-    if backend == "ubgold" and not has_adapter:
-        adapted = sorted(name for name, entry in catalogue["detectors"].items() if "ubgold" in entry)
-        raise ValueError(
-            f"glad.deep.backend is ubgold, but {detector} has no UB-GOLD adapter yet (those with one: "
-            f"{adapted}); use backend auto or own"
-        )
-    return "ubgold" if has_adapter and uses_ubgold(backend, ubgold_available) else "own"
-
-
-def uses_ubgold(backend: str, ubgold_available: bool) -> bool:
-    """Whether the configured backend runs UB-GOLD's code where an adapter exists (so its tree is needed)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"glad.deep.backend must be one of {BACKENDS}, got {backend!r}")
-    return backend == "ubgold" or (backend == "auto" and ubgold_available)
-
-
 def run_facts(graphs: GraphSet) -> dict[str, Any]:
     """Facts of the data that detector options of the same name take (the largest graph, UB-GOLD's padding)."""
     return {"max_nodes_num": int(graphs.node_counts().max())}
@@ -184,7 +143,7 @@ def detector_builder(
     """A zero-argument constructor of the run's detector (the trainer calls it after seeding); with backend
     ``ubgold`` the adapter class (its tree must be active: ``graphaudit.nn.ubgold.detectors.prepare``).
     ``facts`` (:func:`run_facts`) fill the config fields of the same name the detector has."""
-    entry = _entry(catalogue, settings.detector)
+    entry = catalogue_entry(catalogue, settings.detector)
     model, config_class = _import(entry["ubgold" if backend == "ubgold" else "model"]), _import(entry["config"])
     known = {f.name for f in dataclasses.fields(config_class)}
     unknown = sorted(set(settings.options) - known)

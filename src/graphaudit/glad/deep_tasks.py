@@ -17,8 +17,9 @@ from graphaudit.common.integrity import CorruptFileError
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
 from graphaudit.glad import replay
+from graphaudit.glad.catalogue import load_catalogue
 from graphaudit.glad.datasets import node_colours
-from graphaudit.glad.deep import detector_builder, load_catalogue, run_facts, run_graphs, run_settings, train_config
+from graphaudit.glad.deep import detector_builder, run_facts, run_graphs, run_settings, train_config
 from graphaudit.glad.protocol import read_folds
 from graphaudit.glad.settings import TrainingSettings
 from graphaudit.glad.tasks import rule_graphs

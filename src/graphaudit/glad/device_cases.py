@@ -24,12 +24,12 @@ import torch
 from graphaudit.data.code import code_available, get_code_spec, obtain_code
 from graphaudit.data.fetch import FetchOptions, obtain
 from graphaudit.data.registry import get_spec
+from graphaudit.glad.catalogue import load_catalogue
 from graphaudit.glad.datasets import node_colours
 from graphaudit.glad.deep import (
     RunSettings,
     config_class,
     detector_builder,
-    load_catalogue,
     run_facts,
     run_graphs,
     run_settings,
@@ -39,8 +39,8 @@ from graphaudit.glad.layout import CODE_ROOT
 from graphaudit.glad.protocol import tu_folds
 from graphaudit.nn.device_check import Case, Losses, dropout_overrides
 from graphaudit.nn.trainer import RunGraphs, read_run_records, train
+from graphaudit.nn.ubgold import CODE_NAME as UBGOLD_CODE
 from graphaudit.nn.ubgold.detectors import prepare
-from graphaudit.nn.ubgold.loader import CODE_NAME as UBGOLD_CODE
 
 __all__ = ["DATASET", "DEVICE_RNG", "GladInput", "device_cases", "glad_input", "ubgold_tree"]
 

@@ -11,12 +11,12 @@ from typing import Any
 
 from graphaudit.data.code import code_available, get_code_spec
 from graphaudit.data.fetch import FetchOptions
+from graphaudit.glad.catalogue import backend_of, load_catalogue, uses_ubgold
 from graphaudit.glad.datasets import source_datasets
-from graphaudit.glad.deep import backend_of, load_catalogue, uses_ubgold
 from graphaudit.glad.molswap import DATASET as MOLSWAP_DATASET
 from graphaudit.glad.molswap import FINAL_TYPES
 from graphaudit.glad.settings import GladSettings, check_detectors
-from graphaudit.nn.ubgold.loader import CODE_NAME as UBGOLD_CODE
+from graphaudit.nn.ubgold import CODE_NAME as UBGOLD_CODE
 
 CODE_ROOT = "data/code"
 GX_SET = "data/generated/glad/gx/{features}/seed{seed}"

@@ -22,7 +22,7 @@ import yaml
 
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.glad import baselines, blindness, typed, typed_runs
+from graphaudit.glad import baselines, blindness, typed, typed_sets
 from graphaudit.glad import leaderboard as lb
 from graphaudit.glad.datasets import SECONDARY, UB9
 from graphaudit.glad.protocol import Fold, read_folds
@@ -322,7 +322,7 @@ def molswap_validation(ctx: RuleContext) -> None:
 def _typed_replay(ctx: RuleContext) -> pd.DataFrame:
     """Every typed run's replay rows (input ``replays``: one file per detector, typed set and x_s)."""
     frame = read_tables(ctx.input_list("replays"))
-    return frame if len(frame) else pd.DataFrame(columns=typed_runs.REPLAY_COLUMNS)
+    return frame if len(frame) else pd.DataFrame(columns=typed_sets.REPLAY_COLUMNS)
 
 
 def _table14(ctx: RuleContext) -> pd.DataFrame:

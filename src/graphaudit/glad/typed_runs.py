@@ -6,7 +6,7 @@ set and seed, and the replay of its records into one AUROC per type and seed.
 evaluation point scores the hold-out and, per type, the seed's test normals together with that type's anomalies as
 one group of their own (:attr:`graphaudit.nn.trainer.RunGraphs.groups`): the spec's "score the test normals and that
 type's anomalies as one separate batch", which matters for the batch-dependent scores of CVTGAD and GOOD-D (U23).
-The typed sets (:data:`TYPED_SETS`):
+The typed sets (:data:`graphaudit.glad.typed_sets.TYPED_SETS`):
 
 - ``GX-F2`` / ``GX-F1``: a GX seed in one feature variant (node features ``x`` = the saved feature matrix: the
   one-hot role label, with the two attributes in F2), groups ``T1a``, ``T3a``, ``T3b``; training and hold-out are
@@ -40,56 +40,17 @@ from graphaudit.data.graphset import GraphSet, concat_graphsets
 from graphaudit.glad import molswap as ms
 from graphaudit.glad.deep import detector_graphs
 from graphaudit.glad.protocol import UB_GOLD_SEED, Fold, holdout_split
+from graphaudit.glad.typed_sets import (
+    GENERATORS,
+    MS_SEED_PARTS,
+    REPLAY_COLUMNS,
+    SIZE_CHANGING,
+    SIZE_PRESERVING,
+    group_name,
+    split_group,
+)
 from graphaudit.nn.trainer import RunGraphs, graphs_with_ids, load_trajectory
 from graphaudit.selection import NoEligiblePoint, TestLabels, evaluate, select
-
-GX_F2, GX_F1, MS_V2 = "GX-F2", "GX-F1", "MS-v2"
-TYPED_SETS = (GX_F2, GX_F1, MS_V2)
-GENERATORS = {GX_F2: "GX", GX_F1: "GX", MS_V2: "MS-v2"}
-ENCODINGS = ("encodings", "constant")
-"""``x_s`` of CVTGAD and GOOD-D: UB-GOLD's encodings (every run) or the F.12 ablation's constant input."""
-ENCODING_OPTION = "structural_input"
-SIZE_PRESERVING, SIZE_CHANGING = "size_preserving", "size_changing"
-MS_SEED_PARTS = ("glad", "MS-v2")
-"""Leading seed parts of an MS-v2 seed's hold-out (GX's are :data:`graphaudit.glad.gx.SEED_PARTS`)."""
-MS_POOL = "P0"
-"""The pool of every final MS-v2 type (MS1 = C/k1, MS2 = D/k2, MS3 = F/k1): its split gives the runs' normals."""
-REPLAY_COLUMNS = [
-    "detector",
-    "backend",
-    "typed_set",
-    "generator",
-    "encoding",
-    "seed",
-    "type",
-    "variant",
-    "status",
-    "epoch",
-    "criterion",
-    "flags",
-    "auroc",
-    "n_normals",
-    "n_anomalies",
-    "reason",
-]
-
-
-def gx_features(typed_set: str) -> str:
-    """The GX feature variant of a GX typed set (``GX-F2`` -> ``F2``)."""
-    if GENERATORS.get(typed_set) != "GX":
-        raise ValueError(f"{typed_set!r} is not a GX typed set ({GX_F2}, {GX_F1})")
-    return typed_set.removeprefix("GX-")
-
-
-def group_name(anomaly_type: str, variant: str) -> str:
-    """The scored group of one type and variant (``MS1.size_changing``); it names the group's score files."""
-    return f"{anomaly_type}.{variant}"
-
-
-def split_group(name: str) -> tuple[str, str]:
-    """(type, variant) of a group name."""
-    anomaly_type, _, variant = name.partition(".")
-    return anomaly_type, variant
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ Files (``graphaudit.glad.layout``):
   (:data:`graphaudit.glad.typed.CONTROL_COLUMNS`); ``results/glad/typed/molswap/validation.csv``: the checks;
 - ``results/glad/typed/records/{backend}/{detector}/{typed}/{encoding}/seed{seed}/``: one typed run (records, score
   files per group, checkpoint, ``run.json``); ``results/glad/typed/replay/{detector}/{typed}/{encoding}.csv``: its
-  replay over the seeds (:data:`graphaudit.glad.typed_runs.REPLAY_COLUMNS`).
+  replay over the seeds (:data:`graphaudit.glad.typed_sets.REPLAY_COLUMNS`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ from graphaudit.data.graphset import GraphSet
 from graphaudit.glad import gx, typed
 from graphaudit.glad import molswap as ms
 from graphaudit.glad import typed_runs as tr
-from graphaudit.glad.deep import config_class, detector_builder, load_catalogue, modal_settings, train_config
+from graphaudit.glad import typed_sets as ts
+from graphaudit.glad.catalogue import load_catalogue
+from graphaudit.glad.deep import config_class, detector_builder, modal_settings, train_config
 from graphaudit.glad.deep_tasks import activate_backend, read_run_summary, record_run
 from graphaudit.glad.protocol import folds_from_json, folds_to_json
 from graphaudit.glad.settings import TrainingSettings
@@ -204,10 +206,10 @@ def validate_molswap(ctx: RuleContext) -> None:
 def _typed_run(ctx: RuleContext, typed_set: str, seed: int) -> tr.TypedRun:
     """The run's graphs: a GX seed (inputs ``graphs``, ``folds``) or an MS-v2 seed (inputs ``graphset``, ``pool``,
     ``anomalies`` and ``size_changing`` per final type in :data:`~graphaudit.glad.molswap.FINAL_TYPES` order)."""
-    if tr.GENERATORS[typed_set] == "GX":
+    if ts.GENERATORS[typed_set] == "GX":
         content = _json(ctx.input["folds"])
         return tr.gx_run(GraphSet.load(ctx.input["graphs"]), folds_from_json(content), content["types"])
-    split = _json(ctx.input["pool"])["splits"][tr.MS_POOL][str(seed)]
+    split = _json(ctx.input["pool"])["splits"][ts.MS_POOL][str(seed)]
     files = zip(ms.FINAL_TYPES, ctx.input_list("anomalies"), ctx.input_list("size_changing"), strict=True)
     types = [tr.MolSwapType(name, GraphSet.load(a), GraphSet.load(s)) for name, a, s in files]
     return tr.molswap_run(GraphSet.load(ctx.input["graphset"]), split, types, seed, ctx.params["holdout_share"])
@@ -264,22 +266,22 @@ def train_typed(ctx: RuleContext) -> None:
 
 
 def encoding_options(catalogue: dict, detector: str, encoding: str) -> dict[str, str]:
-    """The detector options of an ``encoding`` (:data:`~graphaudit.glad.typed_runs.ENCODINGS`): none for UB-GOLD's
+    """The detector options of an ``encoding`` (:data:`~graphaudit.glad.typed_sets.ENCODINGS`): none for UB-GOLD's
     encodings; for the ablation's constant input, ``structural_input`` of a detector that reads ``x_s`` (CVTGAD,
     GOOD-D; any other is an error)."""
-    if encoding not in tr.ENCODINGS:
-        raise ValueError(f"encoding must be one of {tr.ENCODINGS}, got {encoding!r}")
+    if encoding not in ts.ENCODINGS:
+        raise ValueError(f"encoding must be one of {ts.ENCODINGS}, got {encoding!r}")
     if encoding == "encodings":
         return {}
     fields = {f.name for f in dataclasses.fields(config_class(catalogue, detector))}
-    if tr.ENCODING_OPTION not in fields:
+    if ts.ENCODING_OPTION not in fields:
         raise ValueError(f"{detector} reads no structural encodings x_s: the constant-x_s ablation does not apply")
-    return {tr.ENCODING_OPTION: encoding}
+    return {ts.ENCODING_OPTION: encoding}
 
 
 def replay_typed(ctx: RuleContext) -> None:
     """Val-Normal and the AUROC of every type of one detector's typed runs (input ``runs``: their ``run.json``, one
-    per seed) from the records alone (output ``replay``: :data:`~graphaudit.glad.typed_runs.REPLAY_COLUMNS`)."""
+    per seed) from the records alone (output ``replay``: :data:`~graphaudit.glad.typed_sets.REPLAY_COLUMNS`)."""
     runs = []
     for path in ctx.input_list("runs"):
         summary = read_run_summary(path)

@@ -24,8 +24,7 @@ import re
 from dataclasses import dataclass
 
 from graphaudit.graphlm.settings import LmSettings, ScaleSettings
-from graphaudit.nn.lm_trainer import snapshot_name
-from graphaudit.nn.packing import steps_for_budget
+from graphaudit.nn.packing import snapshot_name, steps_for_budget
 
 __all__ = [
     "MAIN_DECODING",

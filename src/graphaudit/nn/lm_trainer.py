@@ -9,12 +9,12 @@ the trainer it ran (TRL's ``SFTTrainer`` on ``transformers.TrainingArguments`` d
 decay 0, betas (0.9, 0.999), eps 1e-8, gradient norm clipped at 1.0; each is a field of :class:`LmTrainConfig`.
 
 At each of the evenly spaced snapshot steps (the paper's 20 checkpoints) the model's weights are written to
-``snapshot_dir/checkpoint_<k>.safetensors`` (``k`` = 01, 02, ...: :func:`snapshot_name`; safetensors, whose bytes
-are a function of the weights alone, unlike ``torch.save``'s; written atomically, before the run's own checkpoint
-records the step) and a record holds the checkpoint index, the step, the tokens seen and the mean training loss
-since the previous snapshot. Model, optimiser, schedule, records and RNG states go into the run checkpoint, so a
-resumed run ends, on CPU, bit for bit as an uninterrupted one. ``bf16`` runs the forward pass under CUDA
-autocast (the paper trained in bf16); on the CPU it is ignored.
+``snapshot_dir/checkpoint_<k>.safetensors`` (``k`` = 01, 02, ...: :func:`~graphaudit.nn.packing.snapshot_name`;
+safetensors, whose bytes are a function of the weights alone, unlike ``torch.save``'s; written atomically, before
+the run's own checkpoint records the step) and a record holds the checkpoint index, the step, the tokens seen and
+the mean training loss since the previous snapshot. Model, optimiser, schedule, records and RNG states go into the
+run checkpoint, so a resumed run ends, on CPU, bit for bit as an uninterrupted one. ``bf16`` runs the forward pass
+under CUDA autocast (the paper trained in bf16); on the CPU it is ignored.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from transformers import get_cosine_schedule_with_warmup
 
 from graphaudit.common.atomic import atomic_path
 from graphaudit.nn.loop import Checkpoint, EpochEnd, resolve_device, run_epochs, seed_everything
-from graphaudit.nn.packing import PackedStream, checkpoint_steps
+from graphaudit.nn.packing import PackedStream, checkpoint_steps, snapshot_name
 
-__all__ = ["LmRecords", "LmTrainConfig", "LmTrainResult", "snapshot_name", "train_language_model"]
+__all__ = ["LmRecords", "LmTrainConfig", "LmTrainResult", "train_language_model"]
 
 log = logging.getLogger(__name__)
 
@@ -112,11 +112,6 @@ def _log_progress(record: dict[str, float], steps: int, wall_s: float) -> None:
         record["train_loss"],
         record["tokens"] / wall_s if wall_s > 0 else float("nan"),
     )
-
-
-def snapshot_name(index: int) -> str:
-    """The file name of snapshot ``index`` (1-based) of a run."""
-    return f"checkpoint_{index:02d}.safetensors"
 
 
 def train_language_model(

@@ -26,7 +26,7 @@ import numpy as np
 
 from graphaudit.common.seeds import rng_for
 
-__all__ = ["PackedStream", "checkpoint_steps", "steps_for_budget"]
+__all__ = ["PackedStream", "checkpoint_steps", "snapshot_name", "steps_for_budget"]
 
 
 class PackedStream:
@@ -87,3 +87,8 @@ def checkpoint_steps(steps: int, checkpoints: int) -> list[int]:
     if checkpoints < 1 or steps < checkpoints:
         raise ValueError(f"{checkpoints} checkpoints need at least as many steps, got {steps}")
     return [round(k * steps / checkpoints) for k in range(1, checkpoints + 1)]
+
+
+def snapshot_name(index: int) -> str:
+    """The file name of snapshot ``index`` (1-based) of a run (one per :func:`checkpoint_steps` step)."""
+    return f"checkpoint_{index:02d}.safetensors"

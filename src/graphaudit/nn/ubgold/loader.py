@@ -33,11 +33,11 @@ import torch
 
 from graphaudit.data.code import CodeSpec, get_code_spec
 from graphaudit.data.errors import ChecksumMismatchError, DataError
+from graphaudit.nn.ubgold import CODE_NAME
 
 __all__ = ["PACKAGE", "REWRITES", "activate", "current_device", "import_module", "rewrite_counts", "set_device"]
 
 PACKAGE = "GAOOD"
-CODE_NAME = "UB-GOLD-c940457"
 REWRITES = (
     (re.compile(r"\.cuda\(\)"), ".to(__graphaudit_device__())"),
     (re.compile(r"\.to\((['\"])cuda\1\)"), ".to(__graphaudit_device__())"),
