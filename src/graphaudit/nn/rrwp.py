@@ -93,23 +93,35 @@ def _row_normalised(adjacency: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor
 
 
 def _powers(walk: torch.Tensor, plan: _Plan) -> torch.Tensor:
-    """(..., n, n, k): the channel stack of ``walk`` (a matrix or a batch of them)."""
-    channels = [torch.eye(walk.size(-1), dtype=walk.dtype).expand_as(walk)] if plan.identity else []
-    channels.append(walk)
-    out = walk
-    while len(channels) < plan.channels:
-        out = out @ walk
-        channels.append(out)
-    return torch.stack(channels, dim=-1)
+    """(k, ..., n, n): the channel stack of ``walk`` (a matrix or a batch of them), channel first, each power written
+    in place by its product (``out = out @ walk``, the released order), so no stacking copy is made."""
+    stack = walk.new_empty((plan.channels, *walk.shape))
+    first = int(plan.identity)  # the channel of P
+    if plan.identity:
+        stack[0].zero_().diagonal(dim1=-2, dim2=-1).fill_(1.0)
+    stack[first].copy_(walk)
+    for channel in range(first + 1, plan.channels):
+        torch.matmul(stack[channel - 1], walk, out=stack[channel])
+    return stack
 
 
 def _encoded(stack: torch.Tensor, degree: torch.Tensor, plan: _Plan) -> Rrwp:
-    """One graph's :class:`Rrwp` from its (n, n, k) channel stack."""
-    rows, cols = stack.abs().sum(dim=-1).nonzero(as_tuple=True)  # row-major, as torch_sparse's from_dense
+    """One graph's :class:`Rrwp` from its (k, n, n) channel stack. A pair is kept when any channel is nonzero (the
+    sum of absolute values over the channels, as torch_sparse's ``from_dense`` of the stack); when every pair is
+    kept (a connected graph whose diameter is within the steps) the pairs are the stack's transpose, no gather."""
+    channels, n = stack.size(0), stack.size(-1)
+    pairs = stack.reshape(channels, n * n).t()  # (n * n, k), pair (i, j) at row i * n + j: row-major
+    kept = stack.abs().sum(dim=0).ne(0)
+    if bool(kept.all()):
+        rows, cols = torch.arange(n).repeat_interleave(n), torch.arange(n).repeat(n)
+        values = pairs.contiguous()
+    else:
+        rows, cols = kept.nonzero(as_tuple=True)
+        values = pairs[rows * n + cols]
     return Rrwp(
-        abs_pe=stack.diagonal(dim1=0, dim2=1).transpose(0, 1)[:, int(plan.node_drops_identity) :].contiguous(),
+        abs_pe=stack.diagonal(dim1=-2, dim2=-1).t()[:, int(plan.node_drops_identity) :].contiguous(),
         rel_index=torch.stack([cols, rows]),
-        rel_val=stack[rows, cols],
+        rel_val=values,
         degree=degree,
     )
 
@@ -149,4 +161,4 @@ def rrwp_batch(
     walk, degree = _row_normalised(adjacency.to(device))
     stack = _powers(walk, plan).cpu()
     degree = degree.cpu()
-    return [_encoded(stack[b, :n, :n], degree[b, :n], plan) for b, (_, n) in enumerate(graphs)]
+    return [_encoded(stack[:, b, :n, :n], degree[b, :n], plan) for b, (_, n) in enumerate(graphs)]
