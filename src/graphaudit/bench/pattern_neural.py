@@ -3,8 +3,8 @@
 * RRWP of PATTERN graphs with each released code's settings (``config/pattern/neural.yaml``: 21 steps, GRIT's and
   CKGConv's variants): ours, :func:`graphaudit.nn.rrwp.rrwp` graph by graph (what ``pattern_neural_rrwp`` caches)
   and :func:`graphaudit.nn.rrwp.rrwp_batch` (one padded product per power), against a dense numpy reference graph
-  by graph (float32 matrix powers, pairs read as both codes read them); the encodings are checked equal (the same
-  pairs in the same order, values within float32 rounding) before any row is written.
+  by graph (float32 matrix powers, pairs read as both codes read them), both on the rule's threads; the encodings are
+  checked equal (the same pairs in the same order, values within float32 rounding) before any row is written.
 * Training throughput of CKGConv and GRIT with their released recipes (widths and depths unchanged, one epoch of
   the first training graphs on the shared trainer, :func:`graphaudit.nn.pattern_trainer.train_pattern_model`):
   graphs per second, a measurement without a peer (``peer_s`` empty).
@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 from graphaudit.bench.settings import PatternNeuralBench
 from graphaudit.bench.timing import best_time, write_bench
@@ -128,7 +129,8 @@ def bench_pattern_neural(ctx: RuleContext) -> None:
     torch.set_num_threads(ctx.threads)
     recipes = load_recipes(ctx.input["recipes"])
     plans = {model: neural_recipe(model, recipes[model]).rrwp for model in settings.models}
-    rows = rrwp_rows(DenseGraphs.load(ctx.input["test"]), plans, settings.graphs, settings.repeats)
+    with threadpool_limits(ctx.threads, user_api="blas"):  # numpy's BLAS on the rule's threads, as torch
+        rows = rrwp_rows(DenseGraphs.load(ctx.input["test"]), plans, settings.graphs, settings.repeats)
     train = DenseGraphs.load(ctx.input["train"])
     rows += [training_row(model, recipes[model], train, settings.train_graphs) for model in settings.models]
     write_bench(ctx.output["table"], rows)
