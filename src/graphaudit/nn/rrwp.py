@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 __all__ = ["VARIANTS", "Rrwp", "channel_counts", "random_walk_matrix", "rrwp", "rrwp_batch"]
@@ -106,15 +107,16 @@ def _powers(walk: torch.Tensor, plan: _Plan) -> torch.Tensor:
 
 
 def _encoded(stack: torch.Tensor, degree: torch.Tensor, plan: _Plan) -> Rrwp:
-    """One graph's :class:`Rrwp` from its (k, n, n) channel stack. A pair is kept when any channel is nonzero (the
-    sum of absolute values over the channels, as torch_sparse's ``from_dense`` of the stack); when every pair is
-    kept (a connected graph whose diameter is within the steps) the pairs are the stack's transpose, no gather."""
+    """One graph's :class:`Rrwp` from its (k, n, n) channel stack on the CPU. A pair is kept when any channel is
+    nonzero (the sum of absolute values over the channels, as torch_sparse's ``from_dense`` of the stack); when every
+    pair is kept (a connected graph whose diameter is within the steps) the pairs are the stack's transpose, no
+    gather."""
     channels, n = stack.size(0), stack.size(-1)
     pairs = stack.reshape(channels, n * n).t()  # (n * n, k), pair (i, j) at row i * n + j: row-major
     kept = stack.abs().sum(dim=0).ne(0)
     if bool(kept.all()):
         rows, cols = torch.arange(n).repeat_interleave(n), torch.arange(n).repeat(n)
-        values = pairs.contiguous()
+        values = torch.from_numpy(np.ascontiguousarray(pairs.numpy()))  # numpy's transposing copy: 2x torch's
     else:
         rows, cols = kept.nonzero(as_tuple=True)
         values = pairs[rows * n + cols]
