@@ -51,11 +51,22 @@ def resources_of(dry_run_stdout: str, rule: str) -> list[str]:
     ]
 
 
+# every rule that trains or samples a model on the study's device (``gpus_for``), each with jobs in the ci config
+TRAINING_RULES = (
+    "train_run_glad",
+    "train_typed_glad",
+    "nodeground_search",
+    "pattern_neural_train",
+    "graphlm_train",
+    "graphlm_sample",
+)
+
+
 @pytest.mark.parametrize("overlay, gpus", [((), "gpu=0"), (("config/gpu.yaml",), "gpu=1")])
 def test_training_rules_ask_a_gpu_only_when_their_device_is_cuda(tmp_path, overlay, gpus):
     result = snakemake(workflow_copy(tmp_path), "-n", *PROFILE, "--configfile", "config/ci.yaml", *overlay)
     assert result.returncode == 0, result.stderr[-3000:]
-    for rule in ("train_run_glad", "nodeground_search"):
+    for rule in TRAINING_RULES:
         lines = resources_of(result.stdout, rule)
         assert lines and all(gpus in line.split(", ") for line in lines), (rule, lines[:2])
 
