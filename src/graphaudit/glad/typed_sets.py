@@ -35,13 +35,6 @@ REPLAY_COLUMNS = [
 ]
 
 
-def gx_features(typed_set: str) -> str:
-    """The GX feature variant of a GX typed set (``GX-F2`` -> ``F2``)."""
-    if GENERATORS.get(typed_set) != "GX":
-        raise ValueError(f"{typed_set!r} is not a GX typed set ({GX_F2}, {GX_F1})")
-    return typed_set.removeprefix("GX-")
-
-
 def group_name(anomaly_type: str, variant: str) -> str:
     """The scored group of one type and variant (``MS1.size_changing``); it names the group's score files."""
     return f"{anomaly_type}.{variant}"
