@@ -10,7 +10,7 @@ import pytest
 from snakemake.exceptions import WorkflowError
 
 import graphaudit
-from graphaudit.common.workflow import LOCAL_MODULES, report_output, study_targets
+from graphaudit.common.workflow import is_local_module, report_output, study_targets
 
 
 def test_targets_of_the_listed_studies_in_order():
@@ -34,11 +34,10 @@ def test_report_output_flags_each_path_with_category_and_caption():
 
 
 def local_rule_modules() -> list[str]:
-    """Every module of the package whose rules run beside Snakemake (:data:`LOCAL_MODULES`: tables, figures, the
-    report)."""
+    """Every module of the package whose rules run beside Snakemake (tables, figures, the report)."""
     root = Path(graphaudit.__file__).parent
     modules = [".".join(("graphaudit", *p.relative_to(root).with_suffix("").parts)) for p in root.rglob("*.py")]
-    return sorted(m for m in modules if m.endswith(LOCAL_MODULES))
+    return sorted(m for m in modules if is_local_module(m))
 
 
 TRAINING_STACK = ("torch", "torch_geometric", "transformers")

@@ -41,11 +41,16 @@ def gpus_for(device: str) -> int:
     return 1 if device == "cuda" or device.startswith("cuda:") else 0
 
 
+def is_local_module(module: str) -> bool:
+    """Whether the rules whose entry lives in ``module`` (dotted name) run beside Snakemake (:data:`LOCAL_MODULES`)."""
+    return module.endswith(LOCAL_MODULES)
+
+
 def local_rule_names(rules: Iterable[Any]) -> list[str]:
-    """Names of the rules (Snakemake ``Rule`` objects) whose ``params.entry`` is in one of ``LOCAL_MODULES``."""
+    """Names of the rules (Snakemake ``Rule`` objects) whose ``params.entry`` is in a local module."""
     names = []
     for rule in rules:
         entry = dict(rule.params.items()).get("entry") if rule.params else None
-        if isinstance(entry, str) and entry.partition(":")[0].endswith(LOCAL_MODULES):
+        if isinstance(entry, str) and is_local_module(entry.partition(":")[0]):
             names.append(rule.name)
     return sorted(names)

@@ -6,7 +6,7 @@ set and seed, and the replay of its records into one AUROC per type and seed.
 evaluation point scores the hold-out and, per type, the seed's test normals together with that type's anomalies as
 one group of their own (:attr:`graphaudit.nn.trainer.RunGraphs.groups`): the spec's "score the test normals and that
 type's anomalies as one separate batch", which matters for the batch-dependent scores of CVTGAD and GOOD-D (U23).
-The typed sets (:data:`graphaudit.glad.typed_sets.TYPED_SETS`):
+The typed sets (:data:`graphaudit.glad.typed_sets.GENERATORS`):
 
 - ``GX-F2`` / ``GX-F1``: a GX seed in one feature variant (node features ``x`` = the saved feature matrix: the
   one-hot role label, with the two attributes in F2), groups ``T1a``, ``T3a``, ``T3b``; training and hold-out are

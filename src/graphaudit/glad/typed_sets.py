@@ -5,8 +5,8 @@ them without loading the training stack that :mod:`graphaudit.glad.typed_runs` n
 from __future__ import annotations
 
 GX_F2, GX_F1, MS_V2 = "GX-F2", "GX-F1", "MS-v2"
-TYPED_SETS = (GX_F2, GX_F1, MS_V2)
 GENERATORS = {GX_F2: "GX", GX_F1: "GX", MS_V2: "MS-v2"}
+"""The typed sets, each with the generator of its graphs."""
 ENCODINGS = ("encodings", "constant")
 """``x_s`` of CVTGAD and GOOD-D: UB-GOLD's encodings (every run) or the F.12 ablation's constant input."""
 ENCODING_OPTION = "structural_input"
