@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from graphaudit.glad.leaderboard import (
+    MINORITY_REQUIRED,
     REQUIRED,
     analysis_datasets,
     auprc_fpr_table,
@@ -22,6 +23,7 @@ from graphaudit.glad.leaderboard import (
     leaderboard_table,
     leakage_side_by_side,
     leakage_table,
+    minority_rows,
     per_dataset_table,
     perm_null_table,
     reference_rows,
@@ -291,6 +293,27 @@ def test_robustness_leaves_each_dataset_out_and_reads_the_default_runs() -> None
     assert vn[("one dataset", "COX2")] == pytest.approx(5.0)
     default = table[table["check"] == "default-setting runs"]["leakage"]
     assert default.tolist() == [pytest.approx(0.0)]
+
+
+def test_minority_rows_read_the_tuned_runs_of_their_own_analysis() -> None:
+    """The re-run has tuned runs only (no HP-Free / Oracle-default): its analysis requires Oracle, Last and
+    Val-Normal. Drop C's DHFR Last: C is incomplete, so A and B pool: vs Val-Normal (5 + 4 + 5 + 1 + 2 + 0) / 6
+    = 17 / 6, vs Last (6 + 6 + 2 + 2 + 12 + 1) / 6 = 29 / 6; COX2 alone vs Last (6 + 12) / 2 = 9. The class-0 rows
+    are unchanged and each part carries its own analysis's context."""
+    frame = protocol_frame()
+    tuned = frame[frame["protocol"].isin(["oracle_ub", "oracle_own", "last", "val_normal"])]
+    tuned = tuned[~((tuned["detector"] == "C") & (tuned["dataset"] == "DHFR") & (tuned["protocol"] == "last"))]
+    minority = build_analysis(tuned, 0, seed=7, required=MINORITY_REQUIRED)
+    assert minority.detectors == ["A", "B"]
+    class0 = analysis()
+    table = robustness_table(class0, minority)
+    pd.testing.assert_frame_equal(table.iloc[: len(robustness_table(class0))], robustness_table(class0))
+    rows = table[table["check"].str.startswith("minority class")].set_index(["check", "versus", "dataset"])
+    assert rows.loc[("minority class", "val_normal", ""), "leakage"] == pytest.approx(17 / 6)
+    assert rows.loc[("minority class", "last", ""), "leakage"] == pytest.approx(29 / 6)
+    assert rows.loc[("minority class per dataset", "last", "COX2"), "leakage"] == pytest.approx(9.0)
+    assert set(rows["n_detectors"]) == {2} and set(table["n_detectors"]) == {2, 3}
+    assert len(minority_rows(build_analysis(tuned.iloc[:0], 0, seed=7, required=MINORITY_REQUIRED))) == 0
 
 
 def test_flagged_tuned_runs_leave_the_pool_and_are_counted() -> None:

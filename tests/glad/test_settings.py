@@ -107,6 +107,17 @@ def test_config_slice_takes_the_declared_keys_in_field_order() -> None:
             r"^glad\.deep\.folds lists \[7\], but glad\.protocol\.folds is 5 \(folds 0 to 4\); list folds below 5, "
             r"or null for every fold$",
         ),
+        (
+            {"deep": {"minority": {"datasets": ["PTC_MR"], "settings": ["tuned"]}}},
+            r"^glad\.deep\.minority\.datasets lists \['PTC_MR'\], which glad\.deep\.datasets does not",
+        ),
+        (
+            {
+                "datasets": ["MUTAG", "Tox21_p53"],
+                "deep": {"datasets": ["Tox21_p53"], "minority": {"datasets": ["Tox21_p53"], "settings": ["tuned"]}},
+            },
+            r"^glad\.deep\.minority\.datasets lists \['Tox21_p53'\]: Tox21's anomalies are its active molecules",
+        ),
     ],
 )
 def test_a_cross_key_mistake_stops_the_parse_naming_the_key(change: dict, message: str) -> None:

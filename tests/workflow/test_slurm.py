@@ -54,6 +54,7 @@ def resources_of(dry_run_stdout: str, rule: str) -> list[str]:
 # every rule that trains or samples a model on the study's device (``gpus_for``), each with jobs in the ci config
 TRAINING_RULES = (
     "train_run_glad",
+    "minority_train_glad",
     "train_typed_glad",
     "nodeground_search",
     "pattern_neural_train",

@@ -95,6 +95,37 @@ def test_ci_scores_your_own_model_as_table3_scores_the_run(ci_runs):
     pd.testing.assert_frame_equal(mine.loc[rows.index, columns], rows[columns])
 
 
+def test_ci_minority_rerun_repeats_the_class0_runs_where_class0_is_the_minority(ci_runs):
+    """ci.yaml re-runs MUTAG with the minority class anomalous; MUTAG's minority is class 0 (63 of 188), so its folds,
+    tuned runs and protocols are UB-GOLD's own, and robustness.csv's minority rows equal the class-0 leakage."""
+    run = ci_runs[0]
+    folds = [
+        json.loads((run / path).read_text())
+        for path in ("results/glad/folds/MUTAG.json", "results/glad/minority/folds/MUTAG.json")
+    ]
+    assert folds[1]["settings"]["anomaly_class"] == "minority"
+    assert folds[0]["folds"] == folds[1]["folds"]
+    for detector in ("OCGIN", "GraphCL-IF"):
+        minority = pd.read_csv(run / f"results/glad/minority/replay/{detector}/MUTAG/protocols.csv")
+        class0 = pd.read_csv(run / f"results/glad/replay/{detector}/MUTAG/protocols.csv")
+        class0 = class0[class0["protocol"].isin(minority["protocol"])].reset_index(drop=True)
+        assert set(minority["protocol"]) == {
+            "oracle_ub",
+            "oracle_own",
+            "last",
+            "val_normal",
+            "min_train_loss",
+            "expected_random",
+            "auc_p",
+            "consensus",
+        }
+        pd.testing.assert_frame_equal(minority, class0)
+    robustness = pd.read_csv(run / "results/glad/tables/robustness.csv").fillna({"dataset": ""})
+    pooled = robustness[robustness["dataset"] == ""].set_index(["check", "versus"])["leakage"]
+    for versus in ("val_normal", "last"):
+        assert pooled[("minority class", versus)] == pooled[("all datasets", versus)]
+
+
 def zipped_results(archive: zipfile.ZipFile) -> dict[str, list[bytes]]:
     """File name -> the contents of every result stored under that name in a Snakemake report zip."""
     stored: dict[str, list[bytes]] = {}

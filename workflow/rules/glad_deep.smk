@@ -67,6 +67,55 @@ rule replay_detector_glad:
         RUN
 
 
+# The minority-class re-run (paper F.11): the same folds, training and replay with the least frequent class
+# anomalous, under results/glad/minority/ (glad.deep.minority); robustness.csv reports its leakage.
+use rule make_folds_glad as minority_folds_glad with:
+    output:
+        folds=glad_layout.MINORITY_FOLDS,
+    log:
+        "logs/glad/minority/folds_{dataset}.log",
+    params:
+        entry="graphaudit.glad.tasks:minority_folds",
+        protocol=GLAD_CONFIG["protocol"],
+
+
+use rule train_run_glad as minority_train_glad with:
+    input:
+        unpack(glad_layout.backend_code),
+        graphsets=glad_layout.graphsets,
+        folds=glad_layout.MINORITY_FOLDS,
+        catalogue=GLAD.deep.catalogue,
+    output:
+        run=f"{glad_layout.MINORITY_RECORDS}/run.json",
+    log:
+        "logs/glad/minority/train/{backend}/{detector}_{dataset}_{setting}_fold{fold}.log",
+    benchmark:
+        "benchmarks/glad/minority/train/{backend}/{detector}_{dataset}_{setting}_fold{fold}.tsv"
+    params:
+        entry="graphaudit.glad.deep_tasks:minority_train",
+        training=config_slice(TrainingSettings, GLAD_DEEP_CONFIG),
+        constant_features=GLAD_CONFIG["constant_features"],
+
+
+use rule replay_detector_glad as minority_replay_glad with:
+    input:
+        graphsets=glad_layout.graphsets,
+        folds=glad_layout.MINORITY_FOLDS,
+        catalogue=GLAD.deep.catalogue,
+        runs=GLAD_DEEP.minority_runs,
+    output:
+        protocols=f"{glad_layout.MINORITY_REPLAY_DIR}/protocols.csv",
+        curves=f"{glad_layout.MINORITY_REPLAY_DIR}/curves.csv",
+        null=f"{glad_layout.MINORITY_REPLAY_DIR}/null.csv",
+        size_matched=f"{glad_layout.MINORITY_REPLAY_DIR}/size_matched.csv",
+    log:
+        "logs/glad/minority/replay/{detector}_{dataset}.log",
+    params:
+        entry="graphaudit.glad.deep_tasks:minority_replay",
+        permutations=GLAD_DEEP_CONFIG["permutations"],
+        caliper=GLAD_DEEP_CONFIG["size_matching"]["caliper"],
+
+
 rule leaderboard_glad:
     input:
         protocols=GLAD_PROTOCOLS,
@@ -211,6 +260,7 @@ rule size_matched_glad:
 rule robustness_glad:
     input:
         protocols=GLAD_PROTOCOLS,
+        minority=GLAD_DEEP.minority_replays("protocols"),
     output:
         table=report_output("results/glad/tables/robustness.csv", "glad", "tables"),
     log:

@@ -87,6 +87,12 @@ def train_run(ctx: RuleContext) -> None:
     record_run(ctx.output["run"], build, run_data, config, summary, deep.memory_budget_gb)
 
 
+def minority_train(ctx: RuleContext) -> None:
+    """One run of the minority-class re-run: :func:`train_run` on the folds with the least frequent class anomalous
+    (input ``folds`` of rule ``minority_train_glad``), its folder beside UB-GOLD's class-0 runs."""
+    train_run(ctx)
+
+
 def record_run(
     output: str,
     build: Callable[[], Detector],
@@ -214,3 +220,8 @@ def replay_detector(ctx: RuleContext) -> None:
     )
     for name, frame in tables.items():
         write_table(frame, ctx.output[name])
+
+
+def minority_replay(ctx: RuleContext) -> None:
+    """The selection replay of the minority-class re-run: :func:`replay_detector` on its folds and runs."""
+    replay_detector(ctx)

@@ -29,6 +29,12 @@ MOLSWAP_FILES = ("anomalies.npz", "size_changing.npz", "records.json")
 UBGOLD_SOURCE = f"{CODE_ROOT}/{UBGOLD_CODE}/SOURCE.json"
 RECORDS = "results/glad/records/{backend}/{detector}/{dataset}/{setting}/fold{fold}"
 REPLAY = "results/glad/replay/{detector}/{dataset}/{name}.csv"
+MINORITY = "results/glad/minority"
+"""The minority-class re-run's folds, records and replays: the same layout as UB-GOLD's class-0 runs under it."""
+MINORITY_FOLDS = f"{MINORITY}/folds/{{dataset}}.json"
+MINORITY_RECORDS = f"{MINORITY}/records/{{backend}}/{{detector}}/{{dataset}}/{{setting}}/fold{{fold}}"
+MINORITY_REPLAY_DIR = f"{MINORITY}/replay/{{detector}}/{{dataset}}"
+MINORITY_REPLAY = f"{MINORITY_REPLAY_DIR}/{{name}}.csv"
 
 
 def expand(pattern: str, **values: Iterable[object]) -> list[str]:
@@ -75,12 +81,19 @@ class DeepRuns:
     def runs(self, wildcards: Any) -> list[str]:
         """``run.json`` of every setting and fold of one detector on one dataset (wildcards ``detector``,
         ``dataset``), settings varying slowest (the replay keeps this order)."""
+        return self._runs(RECORDS, self.settings.deep.settings, wildcards)
+
+    def minority_runs(self, wildcards: Any) -> list[str]:
+        """:meth:`runs` of the minority-class re-run (its settings, under :data:`MINORITY`)."""
+        return self._runs(MINORITY_RECORDS, self.settings.deep.minority.settings, wildcards)
+
+    def _runs(self, records: str, settings: Iterable[str], wildcards: Any) -> list[str]:
         return expand(
-            f"{RECORDS}/run.json",
+            f"{records}/run.json",
             backend=[self.backends[wildcards.detector]],
             detector=[wildcards.detector],
             dataset=[wildcards.dataset],
-            setting=self.settings.deep.settings,
+            setting=settings,
             fold=self.settings.deep_folds,
         )
 
@@ -88,6 +101,11 @@ class DeepRuns:
         """One replay output (``protocols``, ``null``, ``size_matched``) of every detector and deep dataset."""
         deep = self.settings.deep
         return expand(REPLAY, detector=deep.detectors, dataset=deep.datasets, name=[name])
+
+    def minority_replays(self, name: str) -> list[str]:
+        """:meth:`replays` of the minority-class re-run (none when ``glad.deep.minority.datasets`` is empty)."""
+        deep = self.settings.deep
+        return expand(MINORITY_REPLAY, detector=deep.detectors, dataset=deep.minority.datasets, name=[name])
 
     def ubgold_code(self, wildcards: Any) -> dict[str, str]:
         """UB-GOLD's verified tree as input ``code`` where the configured backend may run it (the bench's peer)."""

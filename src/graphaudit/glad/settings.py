@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from graphaudit.common.settings import SettingsError
 from graphaudit.data.registry import check_names
-from graphaudit.glad.datasets import source_datasets
+from graphaudit.glad.datasets import is_tox21, source_datasets
 
 Setting = Literal["tuned", "default"]
 Backend = Literal["auto", "ubgold", "own"]
@@ -106,6 +106,15 @@ class TrainingSettings:
 
 
 @dataclass(frozen=True)
+class MinoritySettings:
+    """The minority-class re-run (``glad.deep.minority``; paper F.11, spec E10): the listed deep datasets again with
+    the least frequent class anomalous, under the listed settings, beside UB-GOLD's class-0 runs."""
+
+    datasets: tuple[str, ...]
+    settings: tuple[Setting, ...]
+
+
+@dataclass(frozen=True)
 class DeepSettings:
     """The deep detectors (``glad.deep``)."""
 
@@ -124,6 +133,7 @@ class DeepSettings:
     permutations: int
     bootstrap: int
     size_matching: SizeMatching
+    minority: MinoritySettings
 
     @property
     def enabled(self) -> bool:
@@ -230,11 +240,28 @@ class GladSettings:
                 f"detector with the references and kernels, which run on glad.datasets); add them to glad.datasets "
                 f"or drop them here"
             )
+        self._check_minority()
         beyond = [fold for fold in self.deep.folds or () if not 0 <= fold < self.protocol.folds]
         if beyond:
             raise SettingsError(
                 f"glad.deep.folds lists {beyond}, but glad.protocol.folds is {self.protocol.folds} (folds 0 to "
                 f"{self.protocol.folds - 1}); list folds below {self.protocol.folds}, or null for every fold"
+            )
+
+    def _check_minority(self) -> None:
+        """The minority-class re-run lists deep datasets with TU folds (Tox21's split is fixed by its files)."""
+        minority = self.deep.minority.datasets
+        outside = [name for name in minority if name not in self.deep.datasets]
+        if outside:
+            raise SettingsError(
+                f"glad.deep.minority.datasets lists {outside}, which glad.deep.datasets does not (the re-run repeats "
+                f"deep runs with the other anomaly class); add them to glad.deep.datasets or drop them here"
+            )
+        fixed = [name for name in minority if is_tox21(name)]
+        if fixed:
+            raise SettingsError(
+                f"glad.deep.minority.datasets lists {fixed}: Tox21's anomalies are its active molecules in fixed "
+                f"files, not a class of TU folds; drop them here"
             )
 
     @property

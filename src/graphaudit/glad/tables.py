@@ -195,9 +195,16 @@ def size_matched(ctx: RuleContext) -> None:
 
 
 def robustness(ctx: RuleContext) -> None:
-    """Pooled leakage leaving datasets out, per dataset, without flagged runs and on the default runs."""
-    frame = lb.robustness_table(_analysis(ctx))
-    _write(ctx, frame, "Robustness: leakage per dataset, leaving one out, on the default-setting runs")
+    """Pooled leakage leaving datasets out, per dataset, without flagged runs, on the default runs and with the
+    minority class anomalous (input ``minority``: the re-run's protocols, none when it is not configured)."""
+    minority_files = ctx.input_list("minority")
+    minority = (
+        lb.build_analysis(read_tables(minority_files), 0, ANALYSIS_SEED, required=lb.MINORITY_REQUIRED)
+        if minority_files
+        else None
+    )
+    frame = lb.robustness_table(_analysis(ctx), minority)
+    _write(ctx, frame, "Robustness: leakage per dataset, leaving one out, on the default-setting runs, minority class")
 
 
 def table2(ctx: RuleContext) -> None:

@@ -4,6 +4,7 @@ The tables are :mod:`graphaudit.glad.tables`."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import numpy as np
@@ -32,7 +33,17 @@ def rule_graphs(ctx: RuleContext) -> tuple[GraphSet, int]:
 
 def make_folds(ctx: RuleContext) -> None:
     """Write ``results/glad/folds/{dataset}.json``: every later rule reads its folds from there."""
-    dataset, protocol = ctx.wildcards["dataset"], ctx.settings("protocol", ProtocolSettings)
+    _write_folds(ctx, ctx.settings("protocol", ProtocolSettings))
+
+
+def minority_folds(ctx: RuleContext) -> None:
+    """Write ``results/glad/minority/folds/{dataset}.json``: the folds of ``glad.protocol`` with the least frequent
+    class anomalous, whatever its ``anomaly_class`` says (the minority-class re-run, paper F.11)."""
+    _write_folds(ctx, dataclasses.replace(ctx.settings("protocol", ProtocolSettings), anomaly_class="minority"))
+
+
+def _write_folds(ctx: RuleContext, protocol: ProtocolSettings) -> None:
+    dataset = ctx.wildcards["dataset"]
     graphs, n_train = rule_graphs(ctx)
     if is_tox21(dataset):
         made = tox21_trials(
