@@ -23,7 +23,7 @@ observed in P0. A family says where a swap may go (``a1..a6`` a 6-ring in cyclic
 
 A family with k = 1, 2 or ``"all"`` applies up to k swaps to a parent, each on a site that shares no atom with
 an earlier one. An anomaly is rejected if it is isomorphic to its parent or to any P0 molecule (labelled
-BLISS canonical keys in a hash set, :func:`graphaudit.graphs.canon.canonical_key`; never pairwise VF2). Each
+BLISS canonical keys in a hash set, :func:`graphaudit.graphs.canon.edge_list_key`; never pairwise VF2). Each
 anomaly records its parent's graph id and its swaps, which :mod:`graphaudit.glad.molswap_check` replays
 independently. A size-changing variant joins the anomaly and an unchanged donor molecule by one edge.
 
@@ -65,7 +65,7 @@ import numpy as np
 from graphaudit.common.seeds import rng_for
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad.protocol import mapped_labels
-from graphaudit.graphs.canon import canonical_key
+from graphaudit.graphs.canon import edge_list_key
 from graphaudit.graphs.rings import sssr
 
 Edge = tuple[int, int]
@@ -149,11 +149,7 @@ class Molecule:
     @functools.cached_property
     def key(self) -> str:
         """Labelled canonical key (BLISS): equal exactly for label-preserving isomorphic molecules."""
-        adj = np.zeros((self.n, self.n), dtype=np.uint8)
-        if self.edges:
-            rows, cols = np.asarray(self.edges).T
-            adj[rows, cols] = adj[cols, rows] = 1
-        return canonical_key(adj, np.asarray(self.labels, dtype=np.int64))
+        return edge_list_key(self.n, self.edges, self.labels)
 
     def pairs(self) -> set[tuple[int, int]]:
         """The (label, degree) pair of every atom."""

@@ -7,10 +7,12 @@ other. Colours are small non-negative integers (node features, labels).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import igraph as ig
 import numpy as np
 
-__all__ = ["automorphisms", "canonical_key", "canonical_labels", "to_igraph"]
+__all__ = ["automorphisms", "canonical_key", "canonical_labels", "edge_list_key", "to_igraph"]
 
 
 def to_igraph(adj: np.ndarray) -> ig.Graph:
@@ -26,12 +28,19 @@ def canonical_labels(adj: np.ndarray, colours: np.ndarray) -> np.ndarray:
 
 def canonical_key(adj: np.ndarray, colours: np.ndarray) -> str:
     """``n|colours|edges`` of the BLISS canonical relabelling with the given vertex colours."""
-    perm = canonical_labels(adj, colours)
-    canon_colours = np.empty(len(colours), dtype=np.int64)
-    canon_colours[perm] = np.asarray(colours, dtype=np.int64)
     rows, cols = np.nonzero(np.triu(adj, 1))
-    edges = sorted(tuple(sorted((int(perm[u]), int(perm[v])))) for u, v in zip(rows, cols))
-    return f"{len(colours)}|{''.join(map(str, canon_colours.tolist()))}|" + ";".join(f"{u},{v}" for u, v in edges)
+    return edge_list_key(len(adj), list(zip(rows.tolist(), cols.tolist())), np.asarray(colours).tolist())
+
+
+def edge_list_key(n: int, edges: Sequence[tuple[int, int]], colours: Sequence[int]) -> str:
+    """:func:`canonical_key` of the graph on ``n`` vertices with these edges (each once, either orientation),
+    without a dense matrix: the key of small sparse graphs (molecules) in a third of the time."""
+    perm = ig.Graph(n=n, edges=edges).canonical_permutation(color=colours)
+    canon_colours = [0] * n
+    for vertex, colour in zip(perm, colours):
+        canon_colours[vertex] = colour
+    relabelled = sorted((perm[u], perm[v]) if perm[u] < perm[v] else (perm[v], perm[u]) for u, v in edges)
+    return f"{n}|{''.join(map(str, canon_colours))}|" + ";".join(f"{u},{v}" for u, v in relabelled)
 
 
 def automorphisms(adj: np.ndarray, colours: np.ndarray) -> int:
