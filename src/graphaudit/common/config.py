@@ -22,12 +22,12 @@ import jsonschema
 import yaml
 
 from graphaudit.common.settings import SettingsError
+from graphaudit.common.yamlfile import LOADER
 
 __all__ = ["check_config", "read_config_file"]
 
 CLI_CONFIG = "--config"  # where a value comes from that no file sets: snakemake's --config key=value
 _SHOWN_ERRORS = 5  # one line each; the rest are counted
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's safe loader where PyYAML has it: the same YAML
 Layers = list[tuple[str, Mapping[str, Any]]]  # (file or --config, what it sets), in the order Snakemake merged them
 
 
@@ -35,7 +35,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     """The mapping a YAML config file holds; a syntax error names the file, line and column."""
     text = Path(path).read_text(encoding="utf-8")
     try:
-        content = yaml.load(text, Loader=_LOADER)
+        content = yaml.load(text, Loader=LOADER)
     except yaml.MarkedYAMLError as error:
         raise SettingsError(f"config file {path}{_yaml_problem(error, text)}; fix the file there") from None
     except yaml.YAMLError as error:

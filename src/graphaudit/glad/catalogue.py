@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
+from graphaudit.common.yamlfile import read_yaml
 
 BACKENDS = ("auto", "ubgold", "own")
 FAMILIES = ("end_to_end", "two_stage")
@@ -16,7 +16,7 @@ FAMILIES = ("end_to_end", "two_stage")
 
 def load_catalogue(path: str | Path) -> dict[str, Any]:
     """The detector catalogue (``config/glad/detectors.yaml``)."""
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return read_yaml(path)
 
 
 def catalogue_entry(catalogue: Mapping[str, Any], detector: str) -> Mapping[str, Any]:

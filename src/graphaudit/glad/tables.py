@@ -18,10 +18,10 @@ import logging
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
+from graphaudit.common.yamlfile import read_yaml
 from graphaudit.glad import baselines, blindness, typed, typed_sets
 from graphaudit.glad import leaderboard as lb
 from graphaudit.glad.datasets import SECONDARY, UB9
@@ -96,7 +96,7 @@ def table22(ctx: RuleContext) -> None:
     """Table 22: the published kernel AUROCs of the datasets with folds and their z against random pairing
     (inputs ``published``, ``folds``)."""
     folds = _folds_by_dataset(ctx)
-    published = yaml.safe_load(Path(ctx.input["published"]).read_text(encoding="utf-8"))["published"]
+    published = read_yaml(ctx.input["published"])["published"]
     frame = baselines.chance_z_table([p for p in published if p["dataset"] in folds], folds)
     _write(ctx, frame, "Table 22: published kernel AUROCs with z against random pairing")
 

@@ -20,12 +20,12 @@ from typing import Any
 
 import pandas as pd
 import torch
-import yaml
 
 from graphaudit.common.records import environment_versions
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
 from graphaudit.common.settings import check_output_names, load_settings
+from graphaudit.common.yamlfile import read_yaml
 from graphaudit.data.registry import REGISTRY
 from graphaudit.nn.loop import Caps, resolve_device
 from graphaudit.nodeground.graph import NodeGraph, unavailable_reason
@@ -56,7 +56,7 @@ SEARCH_KEYS = ("search", "training", "caps", "device")
 def load_methods(catalogue: str | Path, user_methods: Mapping[str, Mapping[str, Any]]) -> dict[str, MethodSpec]:
     """Every method of the catalogue file and of ``user_methods`` (same format; a user entry replaces a
     catalogue entry of the same name)."""
-    entries = yaml.safe_load(Path(catalogue).read_text(encoding="utf-8")) or {}
+    entries = read_yaml(catalogue) or {}
     entries = {**entries, **user_methods}
     return {name: MethodSpec.from_entry(name, entry) for name, entry in entries.items()}
 

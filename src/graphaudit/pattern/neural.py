@@ -42,7 +42,6 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from safetensors.torch import save_file
 from torch import nn
 from torch_geometric.data import Data
@@ -52,6 +51,7 @@ from graphaudit.common.integrity import read_npz
 from graphaudit.common.records import environment_versions, write_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
+from graphaudit.common.yamlfile import read_yaml
 from graphaudit.nn.ckgconv import CKGConv, CKGConvConfig
 from graphaudit.nn.grit import GRIT, GRITConfig
 from graphaudit.nn.pattern_trainer import PatternTrainConfig, Schedule, pattern_run_hash, train_pattern_model
@@ -256,7 +256,7 @@ class NeuralRecipe:
 
 def load_recipes(path: str | Path) -> dict[str, Any]:
     """The released recipes file (``pattern.neural.recipes``): model name -> its sections."""
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return read_yaml(path)
 
 
 def _model_config(model: str, recipe: Mapping[str, Any], scale: NeuralScale) -> Any:

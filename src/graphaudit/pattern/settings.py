@@ -9,10 +9,9 @@ function reads, so a config change reruns only what depends on it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
-import yaml
+from graphaudit.common.yamlfile import read_yaml
 
 __all__ = [
     "BPSettings",
@@ -302,4 +301,4 @@ class PatternSettings:
 
 def load_published(path: str) -> dict[str, list[dict[str, Any]]]:
     """The quoted published results (``pattern.published``): ``table1``, ``published`` (Table 2) and ``table4``."""
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    return read_yaml(path)

@@ -36,6 +36,8 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from graphaudit.common.yamlfile import read_yaml
+
 KINDS = ("exact", "statistical", "qualitative")
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne}
 _ALL_SCALES = ("ci", "quick", "paper")
@@ -63,7 +65,7 @@ class Verdict:
 def load_claims(path: str | os.PathLike[str]) -> tuple[str, list[dict[str, Any]]]:
     """Read and check a claims file; return (study, claims)."""
     try:
-        content = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        content = read_yaml(path) or {}
     except yaml.YAMLError as err:
         raise ClaimsFileError(f"{path}: not valid YAML ({err})") from err
     if not isinstance(content, Mapping) or "study" not in content or not isinstance(content.get("claims"), list):

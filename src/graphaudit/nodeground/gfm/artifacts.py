@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from graphaudit.common.settings import load_settings
+from graphaudit.common.yamlfile import read_yaml
 from graphaudit.data.fetch import MIRROR_ENV
 from graphaudit.nodeground.gfm.adapter import GFMAdapter, UnavailableAdapter
 
@@ -71,7 +70,7 @@ def _check_entry(name: str, spec: GFMSpec, where: str) -> None:
 
 def load_registry(path: str | os.PathLike[str]) -> dict[str, GFMSpec]:
     """Every entry of the registry file, checked: known keys, and an adapter + artifact or a reason."""
-    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    raw = read_yaml(path)
     if not isinstance(raw, dict) or not raw:
         raise RegistryError(f"{path}: expected a mapping of GFM name -> entry")
     registry = {name: load_settings(GFMSpec, entry, path=f"{path}:{name}") for name, entry in raw.items()}
