@@ -16,6 +16,7 @@ import pytest
 import yaml
 from workflow_registry import STUDIES, study_outputs
 
+from graphaudit.glad.replay import SETTING_PROTOCOLS
 from graphaudit.nodeground.frontier import COSTS as FRONTIER_COSTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,16 +110,7 @@ def test_ci_minority_rerun_repeats_the_class0_runs_where_class0_is_the_minority(
         minority = pd.read_csv(run / f"results/glad/minority/replay/{detector}/MUTAG/protocols.csv")
         class0 = pd.read_csv(run / f"results/glad/replay/{detector}/MUTAG/protocols.csv")
         class0 = class0[class0["protocol"].isin(minority["protocol"])].reset_index(drop=True)
-        assert set(minority["protocol"]) == {
-            "oracle_ub",
-            "oracle_own",
-            "last",
-            "val_normal",
-            "min_train_loss",
-            "expected_random",
-            "auc_p",
-            "consensus",
-        }
+        assert set(minority["protocol"]) == set(SETTING_PROTOCOLS["tuned"])
         pd.testing.assert_frame_equal(minority, class0)
     robustness = pd.read_csv(run / "results/glad/tables/robustness.csv").fillna({"dataset": ""})
     pooled = robustness[robustness["dataset"] == ""].set_index(["check", "versus"])["leakage"]
