@@ -177,6 +177,7 @@ def test_ci_report_renders_in_headless_chromium(ci_runs, headless_page_problems)
 
 RUN_RECORDS = "results/glad/records"  # training runs: records carry wall time and peak memory by design
 TYPED_RUN_RECORDS = "results/glad/typed/records"  # the typed evaluation's training runs, likewise
+MINORITY_RUN_RECORDS = "results/glad/minority/records"  # the minority-class re-run's training runs, likewise
 LM_RUNS = "results/graphlm/*/lm/*/s*/run.json"  # the graph language models' runs: their wall time
 NEURAL_RUNS = ("results/pattern/neural/*/*/seed*/run.json", "results/pattern/neural/*/*/seed*/records.jsonl")
 MACHINE_FIELDS = {"wall_s", "epoch_s", "peak_rss_mb", "records_sha256"}  # the seal of records.jsonl, which holds both
@@ -219,7 +220,7 @@ def assert_same_outside_measurements(first: Path, second: Path, relative: Path) 
     """The comparison of one output of two runs, leaving out what is a measurement of the machine."""
     if (
         (
-            any(relative.is_relative_to(r) for r in (RUN_RECORDS, TYPED_RUN_RECORDS))
+            any(relative.is_relative_to(r) for r in (RUN_RECORDS, TYPED_RUN_RECORDS, MINORITY_RUN_RECORDS))
             and relative.suffix in (".jsonl", ".json")
         )
         or relative.match(LM_RUNS)
