@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphaudit.graphs.canon import automorphisms, canonical_key, canonical_labels, to_igraph
+from graphaudit.graphs.canon import automorphisms, canonical_key, canonical_labels, edge_list_key, to_igraph
 
 
 def _random_coloured(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -33,6 +33,34 @@ def test_key_sees_features_and_edges() -> None:
     end, middle = np.array([1, 0, 0], dtype=np.uint8), np.array([0, 1, 0], dtype=np.uint8)
     assert canonical_key(path, end) != canonical_key(path, middle)  # same graph, feature on another orbit
     assert canonical_key(path, end) == canonical_key(path, np.array([0, 0, 1], dtype=np.uint8))  # mirror image
+
+
+def test_the_key_is_the_canonical_graph_written_out() -> None:
+    """A hand case: the path 0-1-2 with colours (1, 0, 0); whatever BLISS's numbering, the key is the relabelled
+    colours and sorted edges of the canonical graph, which is the same path."""
+    path = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=np.uint8)
+    colours = np.array([1, 0, 0], dtype=np.uint8)
+    adj, canon = _canonical_graph(path, colours)
+    rows, cols = np.nonzero(np.triu(adj, 1))
+    edges = ";".join(f"{u},{v}" for u, v in zip(rows.tolist(), cols.tolist()))
+    assert canonical_key(path, colours) == f"3|{''.join(map(str, canon.tolist()))}|{edges}"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_edge_list_key_equals_the_matrix_key_in_any_edge_order(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    adj, x = _random_coloured(rng, int(rng.integers(1, 20)))
+    rows, cols = np.nonzero(np.triu(adj, 1))
+    edges = [
+        (v, u) if flip else (u, v) for u, v, flip in zip(rows.tolist(), cols.tolist(), rng.random(len(rows)) < 0.5)
+    ]
+    shuffled = [edges[i] for i in rng.permutation(len(edges))]
+    assert edge_list_key(len(x), shuffled, x.tolist()) == canonical_key(adj, x)
+
+
+def test_matrix_key_reads_float_colours_as_integers() -> None:
+    path = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=np.uint8)
+    assert canonical_key(path, np.array([1.0, 0.0, 2.0])) == canonical_key(path, np.array([1, 0, 2]))
 
 
 def test_automorphism_counts_of_known_graphs() -> None:

@@ -29,12 +29,14 @@ def canonical_labels(adj: np.ndarray, colours: np.ndarray) -> np.ndarray:
 def canonical_key(adj: np.ndarray, colours: np.ndarray) -> str:
     """``n|colours|edges`` of the BLISS canonical relabelling with the given vertex colours."""
     rows, cols = np.nonzero(np.triu(adj, 1))
-    return edge_list_key(len(adj), list(zip(rows.tolist(), cols.tolist())), np.asarray(colours).tolist())
+    return edge_list_key(
+        len(adj), list(zip(rows.tolist(), cols.tolist())), np.asarray(colours, dtype=np.int64).tolist()
+    )
 
 
 def edge_list_key(n: int, edges: Sequence[tuple[int, int]], colours: Sequence[int]) -> str:
-    """:func:`canonical_key` of the graph on ``n`` vertices with these edges (each once, either orientation),
-    without a dense matrix: the key of small sparse graphs (molecules) in a third of the time."""
+    """:func:`canonical_key` of the graph on ``n`` vertices with these edges (each once, either orientation) and
+    integer colours, without a dense matrix: the key of small sparse graphs (molecules) in a third of the time."""
     perm = ig.Graph(n=n, edges=edges).canonical_permutation(color=colours)
     canon_colours = [0] * n
     for vertex, colour in zip(perm, colours):
