@@ -1,7 +1,8 @@
 """YAML files the project reads (configs, claims, catalogues, recipes): one loader, libyaml's where PyYAML has it.
 
 The workflow reads several of them at every parse (Snakemake starts, and each cluster job parses again); the C
-loader reads the same safe YAML about ten times faster than the pure-Python one.
+loader reads the same safe YAML about seven times faster than the pure-Python one (every config/**/*.yaml: 0.17 s
+against 1.22 s).
 """
 
 from __future__ import annotations
