@@ -15,6 +15,7 @@ from graphaudit.report.assemble import (
     claims_summary,
     declared_outputs,
     failed_blocks,
+    invariants_summary,
     not_run_groups,
     render_html,
     render_markdown,
@@ -28,19 +29,22 @@ from graphaudit.report.figures import pyplot, save_figure
 VERDICT_COLUMNS = list(Verdict.__dataclass_fields__)
 
 
-def claims_frame(*rows: tuple[str, str, str] | tuple[str, str, str, str]) -> pd.DataFrame:
-    """Rows of (study, claim, status[, reason]) with the rest of the Verdict columns filled in."""
+def claims_frame(*rows: tuple[str, ...]) -> pd.DataFrame:
+    """Rows of (study, claim, status[, reason[, role]]) with the rest of the Verdict columns filled in (a finding
+    unless the row says ``invariant``)."""
     records = [
         dict(
             study=row[0],
             claim=row[1],
             description=f"about {row[1]}",
             kind="exact",
+            role=row[4] if len(row) > 4 else "finding",
             paper=1,
             reproduced=1 if row[2] == "PASS" else (2 if row[2] == "FAIL" else None),
             tolerance="±0",
             status=row[2],
             reason=row[3] if len(row) > 3 else ("" if row[2] == "PASS" else f"why {row[1]}"),
+            guaranteed_by=f"how {row[1]}" if len(row) > 4 and row[4] == "invariant" else "",
         )
         for row in rows
     ]
@@ -89,6 +93,15 @@ def test_claims_summary() -> None:
     assert claims_summary(frame) == "3 PASS, 1 FAIL, 1 NOT RUN"
     assert claims_summary(claims_frame()) == "0 PASS, 0 FAIL, 0 NOT RUN"
     assert claims_summary(claims_frame(("a", "1", "NOT RUN"))) == "0 PASS, 0 FAIL, 1 NOT RUN"
+
+
+def test_invariants_are_counted_apart_from_findings() -> None:
+    frame = claims_frame(
+        ("a", "1", "PASS"), ("a", "2", "PASS", "", "invariant"), ("a", "3", "FAIL", "bug", "invariant")
+    )
+    assert claims_summary(frame) == "1 PASS, 0 FAIL, 0 NOT RUN"
+    assert invariants_summary(frame) == "Invariants (checks of the code, not counted): 1 held, 1 broken, 0 not checked"
+    assert failed_blocks(frame, ["a"])[1].table[["claim", "role"]].values.tolist() == [["3", "invariant"]]
 
 
 def test_declared_outputs_are_the_study_s_in_declared_order(results_tree: Path) -> None:
@@ -140,6 +153,7 @@ def test_failed_claims_by_study_order_then_file_order() -> None:
     assert table["claim"].tolist() == ["g1", "p1", "p3"]
     assert list(table.columns) == [
         "study",
+        "role",
         "claim",
         "description",
         "kind",
@@ -152,10 +166,19 @@ def test_failed_claims_by_study_order_then_file_order() -> None:
     assert failed_blocks(claims_frame(("glad", "g", "PASS")), ["glad"])[1] == Block("p", "No claim failed.")
 
 
+INVARIANTS = "Invariants (checks of the code, not counted)"
+GLAD_COUNTS = f"Findings: 0 PASS, 0 FAIL, 1 NOT RUN. {INVARIANTS}: 0 held, 0 broken, 0 not checked."
+PATTERN_COUNTS = f"Findings: 1 PASS, 1 FAIL, 1 NOT RUN. {INVARIANTS}: 1 held, 0 broken, 0 not checked."
+
+
 def test_report_blocks_order_verdicts_first(results_tree: Path) -> None:
     results = results_tree / "results"
     claims = claims_frame(
-        ("pattern", "c1", "PASS"), ("pattern", "c2", "FAIL"), ("pattern", "c3", "NOT RUN"), ("glad", "g1", "NOT RUN")
+        ("pattern", "c1", "PASS"),
+        ("pattern", "c2", "FAIL"),
+        ("pattern", "c3", "NOT RUN"),
+        ("glad", "g1", "NOT RUN"),
+        ("pattern", "i1", "PASS", "", "invariant"),
     )
     dashboards = {"pattern": results / "report" / "figures" / "dashboard_pattern.png"}
     blocks = report_blocks(
@@ -164,23 +187,23 @@ def test_report_blocks_order_verdicts_first(results_tree: Path) -> None:
     outline = [(b.kind, b.text, b.anchor) for b in blocks if b.kind not in ("table", "details")]
     assert outline == [
         ("h1", "graphaudit report", ""),
-        ("p", "Scale: ci. Claims: 1 PASS, 1 FAIL, 2 NOT RUN.", ""),
+        ("p", f"Scale: ci. Findings: 1 PASS, 1 FAIL, 2 NOT RUN. {INVARIANTS}: 1 held, 0 broken, 0 not checked.", ""),
         ("toc", "", ""),
         ("h2", "Dashboard", "dashboard"),
         ("h3", "glad: UB-GOLD anomaly detection re-evaluated", "dashboard-glad"),
-        ("p", "0 PASS, 0 FAIL, 1 NOT RUN.", ""),
+        ("p", GLAD_COUNTS, ""),
         ("p", "No headline claim applies at this scale.", ""),
         ("h3", "pattern: PATTERN solved from memory", "dashboard-pattern"),
-        ("p", "1 PASS, 1 FAIL, 1 NOT RUN.", ""),
+        ("p", PATTERN_COUNTS, ""),
         ("figure", str(dashboards["pattern"]), ""),
         ("p", "No headline claim applies at this scale.", ""),
         ("h2", "Failed claims (1)", "failed"),
         ("h2", "glad: UB-GOLD anomaly detection re-evaluated", "glad"),
-        ("h3", "Claims (0 PASS, 0 FAIL, 1 NOT RUN)", "glad-claims"),
+        ("h3", "Findings (0 PASS, 0 FAIL, 1 NOT RUN)", "glad-claims"),
         ("h4", "Not run (1), by reason", ""),
         ("p", "No tables yet: this study has not been run in this configuration.", ""),
         ("h2", "pattern: PATTERN solved from memory", "pattern"),
-        ("h3", "Claims (1 PASS, 1 FAIL, 1 NOT RUN)", "pattern-claims"),
+        ("h3", "Findings (1 PASS, 1 FAIL, 1 NOT RUN)", "pattern-claims"),
         ("h4", "Passed (1)", ""),
         ("p", "Failed (1): listed with their reasons under Failed claims.", ""),
         ("h4", "Not run (1), by reason", ""),
@@ -193,22 +216,25 @@ def test_report_blocks_order_verdicts_first(results_tree: Path) -> None:
         ("figure", str(results / "pattern" / "figures" / "fig10.png"), ""),
     ]
     counts = blocks[4].table
+    held = {"invariants held": 0, "invariants broken": 0, "invariants not checked": 0}
     assert counts.to_dict("records") == [
-        {"study": "glad", "PASS": 0, "FAIL": 0, "NOT RUN": 1, "total": 1},
-        {"study": "pattern", "PASS": 1, "FAIL": 1, "NOT RUN": 1, "total": 3},
+        {"study": "glad", "PASS": 0, "FAIL": 0, "NOT RUN": 1, "findings": 1, **held},
+        {"study": "pattern", "PASS": 1, "FAIL": 1, "NOT RUN": 1, "findings": 3, **held, "invariants held": 1},
     ]
     links = {b.text: b.link for b in blocks if b.kind == "p" and b.link}
     assert links == {
-        "0 PASS, 0 FAIL, 1 NOT RUN.": "glad",
-        "1 PASS, 1 FAIL, 1 NOT RUN.": "pattern",
+        GLAD_COUNTS: "glad",
+        PATTERN_COUNTS: "pattern",
         "Failed (1): listed with their reasons under Failed claims.": "failed",
     }
     folded = [b for b in blocks if b.kind == "details"]
     assert [(b.text, b.table["claim"].tolist()) for b in folded] == [
         ("why g1 (1 claim)", ["g1"]),
         ("why c3 (1 claim)", ["c3"]),
+        (f"{INVARIANTS}: 1 held, 0 broken, 0 not checked", ["i1"]),
     ]
     assert list(folded[0].table.columns) == ["claim", "description", "kind", "paper", "tolerance"]
+    assert folded[2].table["guaranteed_by"].tolist() == ["how i1"]
 
 
 def test_dashboard_headline_table() -> None:
@@ -299,10 +325,13 @@ def test_render_markdown(results_tree: Path) -> None:
     claims = claims_frame(("pattern", "c1", "PASS"), ("pattern", "c2", "FAIL"))
     blocks = report_blocks(claims, ["pattern"], declared(results_tree), "ci", results=results)
     text = render_markdown(blocks, results / "report")
-    assert text.startswith("# graphaudit report\n\nScale: ci. Claims: 1 PASS, 1 FAIL, 0 NOT RUN.\n\n- [Dashboard]")
+    assert text.startswith(
+        "# graphaudit report\n\nScale: ci. Findings: 1 PASS, 1 FAIL, 0 NOT RUN. Invariants (checks of the code, not "
+        "counted): 0 held, 0 broken, 0 not checked.\n\n- [Dashboard]"
+    )
     assert '<a id="pattern"></a>\n## pattern: PATTERN solved from memory\n\n' in text
     assert "| c1 | about c1 | exact | 1 | 1 | ±0 |  |\n" in text  # passed: no status column needed
-    assert "| pattern | c2 | about c2 | exact | 1 | 2 | ±0 | why c2 |\n" in text  # under Failed claims
+    assert "| pattern | finding | c2 | about c2 | exact | 1 | 2 | ±0 | why c2 |\n" in text  # under Failed claims
     assert text.index("why c2") < text.index("about c1")  # the failure comes before the passed rows
     assert "#### x\n\n| model | acc | note |\n|---|---:|---|\n| GIN | 0.5 | a<b |\n" in text
     assert text.endswith("#### fig10\n\n![fig10](../pattern/figures/fig10.png)\n")
@@ -363,6 +392,14 @@ def write_claims_file(path: Path) -> Path:
                     },
                     {"id": "gcn_acc", "paper": 0.9, "kind": "exact", "headline": True, "source": source},
                     {
+                        "id": "one_gin_row",
+                        "paper": 0.5,
+                        "kind": "exact",
+                        "role": "invariant",
+                        "guaranteed_by": "the table copies the configured value",
+                        "source": source,
+                    },
+                    {
                         "id": "gpu_only",
                         "paper": 1,
                         "kind": "exact",
@@ -412,16 +449,18 @@ def test_report(results_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     claims = pd.read_csv(out / "claims.csv")
     assert list(claims.columns) == VERDICT_COLUMNS
-    assert claims["claim"].tolist() == ["gin_acc", "gcn_acc", "gpu_only", "later"]
-    assert claims["status"].tolist() == ["PASS", "FAIL", "NOT RUN", "NOT RUN"]
+    assert claims["claim"].tolist() == ["gin_acc", "gcn_acc", "one_gin_row", "gpu_only", "later"]
+    assert claims["status"].tolist() == ["PASS", "FAIL", "PASS", "NOT RUN", "NOT RUN"]
+    assert claims["role"].tolist() == ["finding", "finding", "invariant", "finding", "finding"]
     assert (out / "claims.md").read_text().startswith("# Claims\n\n| study |")
     assert (out / "figures" / "dashboard_pattern.png").read_bytes().startswith(b"\x89PNG")
 
     markdown = (out / "index.md").read_text()
-    assert "Scale: ci. Claims: 1 PASS, 1 FAIL, 2 NOT RUN." in markdown
+    assert f"Scale: ci. Findings: 1 PASS, 1 FAIL, 2 NOT RUN. {INVARIANTS}: 1 held, 0 broken, 0 not checked." in markdown
     assert "![dashboard_pattern](figures/dashboard_pattern.png)" in markdown
     assert "| gin_acc | GIN accuracy | 0.5 | 0.5 |  | ±0.01 | PASS | difference 0 within tolerance 0.01 |" in markdown
-    assert "| pattern | gcn_acc |  | exact | 0.9 | 0.5 | ±0 | difference 0.4 beyond tolerance 0 |" in markdown
+    assert "| pattern | finding | gcn_acc |  | exact | 0.9 | 0.5 | ±0 | difference 0.4 beyond tolerance 0 |" in markdown
+    assert "| one_gin_row |  | PASS | 0.5 | 0.5 | the table copies the configured value |" in markdown
     assert "## Data\n\n| dataset | graphs |\n|---|---:|\n| PATTERN | 14000 |" in markdown
     assert "<summary>needs a GPU run; results/pattern/tables/gpu.csv has not been produced (1 claim)</summary>" in (
         markdown

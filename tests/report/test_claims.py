@@ -86,6 +86,14 @@ def test_load_claims_ok(tmp_path: Path) -> None:
             r"claim 1 \(aids_gin\): a headline claim needs kind exact or statistical and a number",
         ),
         ({"headline": True, "paper": "about 0.8"}, r"a headline claim needs kind exact or statistical and a number"),
+        ({"role": "check"}, r"claim 1 \(aids_gin\): role must be one of \('finding', 'invariant'\)"),
+        ({"role": "invariant"}, r"an invariant needs guaranteed_by: what in the code makes it hold"),
+        ({"role": "invariant", "guaranteed_by": " "}, r"an invariant needs guaranteed_by"),
+        ({"guaranteed_by": "the config"}, r"guaranteed_by belongs to an invariant; add role: invariant"),
+        (
+            {"role": "invariant", "guaranteed_by": "the config", "headline": True},
+            r"a headline claim must be a finding, not an invariant",
+        ),
     ],
 )
 def test_load_claims_rejects_bad_claim(tmp_path: Path, bad: dict[str, Any], message: str) -> None:
@@ -148,11 +156,13 @@ def test_pass_within_tolerance(root: Path) -> None:
         claim="aids_gin",
         description="GIN AUC on AIDS",
         kind="statistical",
+        role="finding",
         paper=0.80,
         reproduced=0.81,
         tolerance="±0.05",
         status="PASS",
         reason="difference 0.01 within tolerance 0.05",
+        guaranteed_by="",
     )
 
 
@@ -166,6 +176,18 @@ def test_fail_beyond_tolerance(root: Path) -> None:
     assert verdict.status == "FAIL"
     assert verdict.reproduced == 0.81
     assert verdict.reason == "difference 0.09 beyond tolerance 0.05"
+
+
+def test_an_invariant_is_judged_like_a_finding_and_carries_its_guarantee(root: Path) -> None:
+    invariant = claim(role="invariant", guaranteed_by="the table copies the configured value")
+    verdict = evaluate("glad", invariant, root, "ci")
+    assert (verdict.role, verdict.status, verdict.guaranteed_by) == (
+        "invariant",
+        "PASS",
+        "the table copies the configured value",
+    )
+    assert evaluate("glad", invariant | {"paper": 0.9}, root, "ci").status == "FAIL"
+    assert evaluate("glad", claim(), root, "ci").role == "finding"
 
 
 def test_exact_claim_integer(root: Path) -> None:
@@ -296,11 +318,13 @@ def test_evaluate_files_one_row_per_claim(root: Path) -> None:
         "claim",
         "description",
         "kind",
+        "role",
         "paper",
         "reproduced",
         "tolerance",
         "status",
         "reason",
+        "guaranteed_by",
     ]
     assert frame["study"].tolist() == ["glad", "glad", "pattern"]
     assert frame["claim"].tolist() == ["aids_gin", "too_high", "later"]

@@ -24,8 +24,9 @@ from graphaudit.report.figures import save_figure
 TABLE = "results/pattern/tables/scores.csv"
 
 
-def counted(*statuses: tuple[str, str]) -> pd.DataFrame:
-    return pd.DataFrame([{"study": study, "status": status} for study, status in statuses])
+def counted(*statuses: tuple[str, str] | tuple[str, str, str]) -> pd.DataFrame:
+    """Rows of (study, status[, role]); a finding unless the row says otherwise."""
+    return pd.DataFrame([{"study": s[0], "status": s[1], "role": s[2] if len(s) > 2 else "finding"} for s in statuses])
 
 
 def test_verdict_counts_per_study_in_the_given_order() -> None:
@@ -36,12 +37,26 @@ def test_verdict_counts_per_study_in_the_given_order() -> None:
         ("pattern", "PASS"),
         ("glad", "PASS"),
         ("glad", "NOT RUN"),
+        ("glad", "PASS", "invariant"),
+        ("glad", "PASS", "invariant"),
+        ("pattern", "FAIL", "invariant"),
+        ("pattern", "NOT RUN", "invariant"),
     )
     counts = verdict_counts(claims, ["pattern", "graphlm", "glad"])
+    none = {"invariants held": 0, "invariants broken": 0, "invariants not checked": 0}
     assert counts.to_dict("records") == [
-        {"study": "pattern", "PASS": 2, "FAIL": 1, "NOT RUN": 0, "total": 3},
-        {"study": "graphlm", "PASS": 0, "FAIL": 0, "NOT RUN": 0, "total": 0},
-        {"study": "glad", "PASS": 1, "FAIL": 0, "NOT RUN": 2, "total": 3},
+        {
+            "study": "pattern",
+            "PASS": 2,
+            "FAIL": 1,
+            "NOT RUN": 0,
+            "findings": 3,
+            **none,
+            "invariants broken": 1,
+            "invariants not checked": 1,
+        },
+        {"study": "graphlm", "PASS": 0, "FAIL": 0, "NOT RUN": 0, "findings": 0, **none},
+        {"study": "glad", "PASS": 1, "FAIL": 0, "NOT RUN": 2, "findings": 3, **none, "invariants held": 2},
     ]
 
 

@@ -1,9 +1,10 @@
 """The report: ``results/report/index.md`` and ``index.html``, verdicts first.
 
-In order: a table of contents; the dashboard (every study's PASS / FAIL / NOT RUN counts and the figure of its
-headline claims); every FAIL with its reason; the data table; then one section per study with its passed
-claims, its NOT RUN claims grouped by reason (folded), and every table and figure its workflow declares
-(``STUDY_TARGETS``, the rule's ``input.studies``). Also the claims table ``claims.csv``."""
+In order: a table of contents; the dashboard (every study's PASS / FAIL / NOT RUN counts of its findings, its
+invariants counted apart, and the figure of its headline claims); every FAIL with its reason; the data table; then
+one section per study with its passed findings, its NOT RUN findings grouped by reason (folded), its invariants
+(checks of the code, folded), and every table and figure its workflow declares (``STUDY_TARGETS``, the rule's
+``input.studies``). Also the claims table ``claims.csv``, whose ``role`` column tells findings from invariants."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ STUDY_TITLES = {
     "llmpattern": "LLM graph-pattern benchmark",
 }
 CLAIM_COLUMNS = ["claim", "description", "kind", "paper", "reproduced", "tolerance", "reason"]
+FAILED_COLUMNS = ["study", "role", *CLAIM_COLUMNS]
+INVARIANT_COLUMNS = ["claim", "description", "status", "reproduced", "paper", "guaranteed_by", "reason"]
 NOT_RUN_COLUMNS = ["claim", "description", "kind", "paper", "tolerance"]
 HEADLINE_SHOWN = ["claim", "description", "paper", "reproduced", "interval", "tolerance", "status", "reason"]
 
@@ -97,7 +100,7 @@ def report_blocks(
     headlines = headlines if headlines is not None else pd.DataFrame(columns=["study"])
     blocks = [
         Block("h1", "graphaudit report"),
-        Block("p", f"Scale: {scale}. Claims: {claims_summary(claims)}."),
+        Block("p", f"Scale: {scale}. Findings: {claims_summary(claims)}. {invariants_summary(claims)}."),
         Block("toc"),
     ]
     blocks += dashboard_blocks(claims, order, headlines, dashboards or {})
@@ -110,9 +113,16 @@ def report_blocks(
 
 
 def claims_summary(claims: pd.DataFrame) -> str:
-    """``N PASS, N FAIL, N NOT RUN`` over all claims."""
-    counts = claims["status"].value_counts()
+    """``N PASS, N FAIL, N NOT RUN`` over the findings among ``claims`` (invariants are not counted)."""
+    counts = claims.loc[claims["role"] == "finding", "status"].value_counts()
     return ", ".join(f"{int(counts.get(s, 0))} {s}" for s in VERDICTS)
+
+
+def invariants_summary(claims: pd.DataFrame) -> str:
+    """``Invariants (checks of the code, not counted): N held, N broken, N not checked``."""
+    counts = claims.loc[claims["role"] == "invariant", "status"].value_counts()
+    held, broken, unchecked = (int(counts.get(s, 0)) for s in VERDICTS)
+    return f"Invariants (checks of the code, not counted): {held} held, {broken} broken, {unchecked} not checked"
 
 
 def dashboard_blocks(
@@ -121,10 +131,10 @@ def dashboard_blocks(
     """The counts of every study, then per study its counts, its dashboard figure and its headline claims."""
     blocks = [Block("h2", "Dashboard", anchor="dashboard"), Block("table", table=verdict_counts(claims, studies))]
     for study in studies:
-        rows = headlines[headlines["study"] == study]
+        rows, mine = headlines[headlines["study"] == study], claims[claims["study"] == study]
         blocks += [
             Block("h3", _study_heading(study), anchor=f"dashboard-{study}"),
-            Block("p", f"{claims_summary(claims[claims['study'] == study])}.", link=study),
+            Block("p", f"Findings: {claims_summary(mine)}. {invariants_summary(mine)}.", link=study),
         ]
         if study in dashboards:
             blocks.append(Block("figure", text=str(dashboards[study])))
@@ -137,13 +147,14 @@ def dashboard_blocks(
 
 
 def failed_blocks(claims: pd.DataFrame, studies: Sequence[str]) -> list[Block]:
-    """Every FAIL, by study (in ``studies`` order) and then in claims-file order, with its reason."""
+    """Every FAIL, finding or broken invariant (a bug in the code), by study (in ``studies`` order) and then in
+    claims-file order, with its reason."""
     failed = claims[claims["status"] == "FAIL"]
     failed = failed.sort_values("study", key=lambda s: s.map(list(studies).index), kind="stable")
     blocks = [Block("h2", f"Failed claims ({len(failed)})", anchor="failed")]
     if not len(failed):
         return [*blocks, Block("p", "No claim failed.")]
-    return [*blocks, Block("table", table=failed[["study", *CLAIM_COLUMNS]])]
+    return [*blocks, Block("table", table=failed[FAILED_COLUMNS])]
 
 
 def not_run_groups(claims: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -162,11 +173,14 @@ def declared_outputs(outputs: Sequence[str], study: str, results: Path = Path("r
 
 
 def study_blocks(study: str, claims: pd.DataFrame, outputs: Sequence[Path]) -> list[Block]:
-    """A study's section: its claims (passed, failed as a link, NOT RUN folded by reason), then every declared
-    table and every declared figure."""
+    """A study's section: its findings (passed, failed as a link, NOT RUN folded by reason), its invariants (folded),
+    then every declared table and every declared figure."""
     blocks = [Block("h2", _study_heading(study), anchor=study)]
-    if len(claims):
-        blocks += _claim_blocks(study, claims)
+    findings, invariants = (claims[claims["role"] == role] for role in ("finding", "invariant"))
+    if len(findings):
+        blocks += _claim_blocks(study, findings)
+    if len(invariants):
+        blocks.append(Block("details", text=f"{invariants_summary(invariants)}", table=invariants[INVARIANT_COLUMNS]))
     tables = [p for p in outputs if p.suffix == ".csv"]
     figures = [p for p in outputs if p.suffix == ".png"]
     if tables:
@@ -183,7 +197,7 @@ def study_blocks(study: str, claims: pd.DataFrame, outputs: Sequence[Path]) -> l
 
 
 def _claim_blocks(study: str, claims: pd.DataFrame) -> list[Block]:
-    blocks = [Block("h3", f"Claims ({claims_summary(claims)})", anchor=f"{study}-claims")]
+    blocks = [Block("h3", f"Findings ({claims_summary(claims)})", anchor=f"{study}-claims")]
     passed = claims[claims["status"] == "PASS"]
     if len(passed):
         blocks += [Block("h4", f"Passed ({len(passed)})"), Block("table", table=passed[CLAIM_COLUMNS])]

@@ -11,13 +11,19 @@ A claims file ``config/claims/<study>.yaml`` looks like::
                                          # source.interval: [low, high] columns of that row holding the
                                          # reproduced value's interval (optional; shown by the dashboard)
         kind: exact                      # exact | statistical | qualitative
+        role: finding                    # finding (default): a wrong implementation could fail it (a paper value,
+                                         # a published outside anchor, a qualitative result that could go either
+                                         # way); invariant: the code guarantees it by construction (a configured
+                                         # list, an identity, a count that follows from how a thing is built):
+                                         # a check of the code, shown apart and never counted as reproduced
+        guaranteed_by: text              # an invariant's: what in the code makes it hold (required for one)
         tolerance: 0                     # |reproduced - paper| <= tolerance (exact, statistical)
         expect: {op: ">", value: 0}      # qualitative: reproduced <op> value
         scales: [ci, quick, paper]       # scales at which the claim applies (default: all)
         requires: gpu                    # optional: the table comes only from a GPU run
         blocked: reason                  # optional: cannot be reproduced (always NOT RUN with this reason)
         headline: true                   # optional: one of the study's headline claims, drawn on the report's
-                                         # dashboard (exact or statistical claims with a numeric paper value)
+                                         # dashboard (a finding, exact or statistical, with a numeric paper value)
 
 A source table may carry a ``not_run`` column: a non-empty cell there makes the claim that reads its row
 NOT RUN with that cell as the reason (a table that knows when its number cannot be judged on this run).
@@ -39,6 +45,7 @@ import yaml
 from graphaudit.common.yamlfile import read_yaml
 
 KINDS = ("exact", "statistical", "qualitative")
+ROLES = ("finding", "invariant")
 _OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne}
 _ALL_SCALES = ("ci", "quick", "paper")
 
@@ -55,11 +62,13 @@ class Verdict:
     claim: str
     description: str
     kind: str
+    role: str  # finding | invariant
     paper: Any
     reproduced: Any
     tolerance: str
     status: str  # PASS | FAIL | NOT RUN
     reason: str
+    guaranteed_by: str  # an invariant's guarantee ('' for a finding)
 
 
 def load_claims(path: str | os.PathLike[str]) -> tuple[str, list[dict[str, Any]]]:
@@ -107,6 +116,27 @@ def _check_claim(path: Any, number: int, claim: Any) -> None:
         raise ClaimsFileError(f"{where} ({claim['id']}): source.interval must be two columns, e.g. [ci_low, ci_high]")
     if claim.get("headline") and (claim["kind"] == "qualitative" or not _is_number(claim["paper"])):
         raise ClaimsFileError(f"{where} ({claim['id']}): a headline claim needs kind exact or statistical and a number")
+    _check_role(where, claim)
+
+
+def _check_role(where: str, claim: Mapping[str, Any]) -> None:
+    role = claim_role(claim)
+    if role not in ROLES:
+        raise ClaimsFileError(f"{where} ({claim['id']}): role must be one of {ROLES}, got {role!r}")
+    guarantee = claim.get("guaranteed_by")
+    if role == "invariant" and not (isinstance(guarantee, str) and guarantee.strip()):
+        raise ClaimsFileError(
+            f"{where} ({claim['id']}): an invariant needs guaranteed_by: what in the code makes it hold"
+        )
+    if role == "finding" and guarantee is not None:
+        raise ClaimsFileError(f"{where} ({claim['id']}): guaranteed_by belongs to an invariant; add role: invariant")
+    if role == "invariant" and claim.get("headline"):
+        raise ClaimsFileError(f"{where} ({claim['id']}): a headline claim must be a finding, not an invariant")
+
+
+def claim_role(claim: Mapping[str, Any]) -> str:
+    """``finding`` (the default) or ``invariant``."""
+    return claim.get("role", "finding")
 
 
 def _is_number(value: Any) -> bool:
@@ -127,11 +157,13 @@ def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Ve
             claim=str(claim["id"]),
             description=str(claim.get("description", "")),
             kind=claim["kind"],
+            role=claim_role(claim),
             paper=claim["paper"],
             reproduced=reproduced,
             tolerance=_tolerance_text(claim),
             status=status,
             reason=reason,
+            guaranteed_by=str(claim.get("guaranteed_by", "")),
         )
 
     if claim.get("blocked"):

@@ -1,5 +1,6 @@
-"""The report's dashboard: the verdict counts of every study and its headline claims (``headline: true`` in the
-claims file), the paper's value against the reproduced value and its interval, drawn one claim per row."""
+"""The report's dashboard: the verdict counts of every study (findings counted as reproduced results, invariants
+apart as checks of the code) and its headline claims (``headline: true`` in the claims file), the paper's value
+against the reproduced value and its interval, drawn one claim per row."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from graphaudit.report.figures import pyplot
 from graphaudit.report.tables import format_value
 
 VERDICTS = ("PASS", "FAIL", "NOT RUN")
+INVARIANT_COUNTS = {"PASS": "invariants held", "FAIL": "invariants broken", "NOT RUN": "invariants not checked"}
 HEADLINE_COLUMNS = [
     "study",
     "claim",
@@ -33,12 +35,22 @@ COLOURS = {"PASS": "#2e7d32", "FAIL": "#c62828", "NOT RUN": "#9e9e9e"}
 
 
 def verdict_counts(claims: pd.DataFrame, studies: Sequence[str]) -> pd.DataFrame:
-    """One row per study, in the order of ``studies``: its PASS, FAIL and NOT RUN counts and their total."""
+    """One row per study, in the order of ``studies``: the PASS, FAIL and NOT RUN counts of its findings and their
+    total (``findings``), then the same counts of its invariants under their own names: an invariant that holds
+    is a check of the code, not a reproduced result."""
     rows = []
     for study in studies:
-        statuses = claims.loc[claims["study"] == study, "status"]
-        rows.append({"study": study, **{v: int((statuses == v).sum()) for v in VERDICTS}, "total": len(statuses)})
-    return pd.DataFrame(rows, columns=["study", *VERDICTS, "total"])
+        mine = claims[claims["study"] == study]
+        findings, invariants = (mine.loc[mine["role"] == role, "status"] for role in ("finding", "invariant"))
+        rows.append(
+            {
+                "study": study,
+                **{v: int((findings == v).sum()) for v in VERDICTS},
+                "findings": len(findings),
+                **{INVARIANT_COUNTS[v]: int((invariants == v).sum()) for v in VERDICTS},
+            }
+        )
+    return pd.DataFrame(rows, columns=["study", *VERDICTS, "findings", *INVARIANT_COUNTS.values()])
 
 
 def headline_studies(paths: Sequence[str], scale: str) -> list[str]:
