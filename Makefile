@@ -20,7 +20,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+# a lock left by a killed run is removed first when no Snakemake runs here (graphaudit.common.locks), with a line saying so
 reproduce: install
+	$(BIN)/graphaudit unlock
 	$(BIN)/snakemake --cores $(CORES) --workflow-profile workflow/profiles/default
 
 # ruff (lint + format), snakefmt and Snakemake's own linter on the default and paper configs: all clean

@@ -15,6 +15,7 @@ from pathlib import Path
 from snakemake.utils import update_config
 
 from graphaudit.common.config import check_config, read_config_file
+from graphaudit.common.locks import clear_stale_lock
 from graphaudit.common.logs import configure_logging
 from graphaudit.common.records import environment_versions
 from graphaudit.common.settings import SettingsError
@@ -49,6 +50,11 @@ def _config_check(args: argparse.Namespace) -> int:
         update_config(config, read_config_file(path))
     check_config(config, args.schema, files)
     print(f"config ok: {' + '.join(files)} (syntax and schema; `snakemake -n` runs the studies' checks)")
+    return 0
+
+
+def _unlock(args: argparse.Namespace) -> int:
+    print(f"graphaudit: {clear_stale_lock(Path(args.dir))}")
     return 0
 
 
@@ -100,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="graphaudit", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("info", help="versions of Python and the numeric libraries").set_defaults(run=_info)
+    unlock = commands.add_parser("unlock", help="remove a Snakemake lock that no running Snakemake holds")
+    unlock.add_argument("--dir", default=".", help="the workflow's working directory")
+    unlock.set_defaults(run=_unlock)
     data = commands.add_parser("data", help="the dataset registry").add_subparsers(dest="action", required=True)
     data.add_parser("list", help="every registered dataset").set_defaults(run=_list)
     fetch = data.add_parser("fetch", help="fetch, verify and process datasets")

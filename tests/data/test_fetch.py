@@ -5,12 +5,14 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import re
 import threading
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from graphaudit.common.settings import SettingsError
 from graphaudit.data.errors import ChecksumMismatchError, DataError, DataUnavailableError, StatisticsMismatchError
 from graphaudit.data.fetch import FetchOptions, combined_sha256, has_reader, obtain, sha256_file
 from graphaudit.data.registry import REGISTRY, DatasetSpec, Stats, UnknownDatasetError, check_names, get_spec
@@ -104,6 +106,26 @@ def test_missing_mirror_file_with_downloads_disabled(tmp_path):
     message = str(caught.value)
     assert "TINY" in message and "tu/TINY.zip" in message and CLOSED_PORT_URL in message
     assert_nothing_kept(tmp_path / "raw")
+
+
+def test_a_folder_where_the_mirror_file_should_be_is_named_as_a_folder(tmp_path):
+    (tmp_path / "mirror" / "tu" / "TINY.zip").mkdir(parents=True)
+    with pytest.raises(DataUnavailableError, match=r"tu/TINY\.zip is a folder, not the file and downloads are"):
+        obtain(tiny_spec(), tmp_path / "raw", offline(tmp_path / "mirror"))
+
+
+@pytest.mark.parametrize("where", ["config", "environment"])
+def test_a_mirror_that_is_not_a_folder_is_an_error_naming_where_it_was_set(tmp_path, monkeypatch, where):
+    missing = str(tmp_path / "typo")
+    if where == "config":
+        data, name = {"mirror": missing}, "data.mirror"
+    else:
+        monkeypatch.setenv("GRAPHAUDIT_DATA_MIRROR", missing)
+        data, name = {}, "GRAPHAUDIT_DATA_MIRROR"
+    with pytest.raises(SettingsError, match=rf"^{name} is '{re.escape(missing)}', which is not a folder: set it"):
+        FetchOptions.from_config(data)
+    (tmp_path / "typo").mkdir()
+    assert FetchOptions.from_config(data).mirror == missing
 
 
 def test_missing_mirror_file_and_no_network(tmp_path):

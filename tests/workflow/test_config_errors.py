@@ -60,3 +60,16 @@ def test_two_responders_with_one_name_are_refused(tmp_path):
         )
         for line in lines
     ), lines
+
+
+def test_a_mirror_that_is_not_a_folder_stops_the_parse_and_unsetting_it_recovers(tmp_path):
+    copy, lines = dry_run(tmp_path, {"data": {"mirror": str(tmp_path / "no-such-mirror")}})
+    assert any(
+        line.endswith(
+            f"data.mirror is '{tmp_path / 'no-such-mirror'}', which is not a folder: set it to the mirror folder (one "
+            "holding the datasets' files, e.g. ../shared/data) or unset it to fetch from the canonical sources"
+        )
+        for line in lines
+    ), lines
+    (copy / "config/bad.yaml").write_text("{}\n", encoding="utf-8")  # unset, as the message says
+    assert snakemake(copy, "-n", "--configfile", "config/ci.yaml", "config/bad.yaml").returncode == 0

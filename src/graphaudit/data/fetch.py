@@ -25,12 +25,10 @@ from graphaudit.data import readers, readers_external, readers_smiles
 from graphaudit.data.download import download
 from graphaudit.data.errors import ChecksumMismatchError, DataError, DataUnavailableError, StatisticsMismatchError
 from graphaudit.data.graphset import GraphSet
+from graphaudit.data.mirror import MIRROR_ENV, configured_mirror
 from graphaudit.data.registry import DatasetSpec, Stats
 
 log = logging.getLogger(__name__)
-
-MIRROR_ENV = "GRAPHAUDIT_DATA_MIRROR"
-
 
 @dataclass(frozen=True)
 class FetchOptions:
@@ -47,7 +45,7 @@ class FetchOptions:
         """Options from the config's ``data`` section; ``GRAPHAUDIT_DATA_MIRROR`` fills an unset mirror."""
         download_cfg = data.get("download", {}) or {}
         return cls(
-            mirror=data.get("mirror") or os.environ.get(MIRROR_ENV) or None,
+            mirror=configured_mirror(data),
             allow_download=bool(download_cfg.get("enabled", True)),
             retries=int(download_cfg.get("retries", 3)),
             timeout_s=float(download_cfg.get("timeout_s", 60.0)),
@@ -263,11 +261,7 @@ def _packaged_folder(spec: DatasetSpec) -> Path | None:
 
 
 def _download_all(spec: DatasetSpec, staging: Path, options: FetchOptions, mirror_paths: list[Path]) -> list[str]:
-    looked = (
-        f"the mirror has no {', '.join(str(p) for p in mirror_paths if not p.is_file())}"
-        if mirror_paths
-        else f"no mirror is set (data.mirror or {MIRROR_ENV})"
-    )
+    looked = _mirror_gaps(mirror_paths) if mirror_paths else f"no mirror is set (data.mirror or {MIRROR_ENV})"
     if not options.allow_download:
         raise DataUnavailableError(
             f"dataset {spec.name} is not available offline: {looked} and downloads are disabled "
@@ -283,6 +277,16 @@ def _download_all(spec: DatasetSpec, staging: Path, options: FetchOptions, mirro
                 f"set data.mirror (or {MIRROR_ENV}) to a folder holding {', '.join(spec.files)}."
             ) from err
     return list(spec.urls)
+
+
+def _mirror_gaps(paths: list[Path]) -> str:
+    """What the mirror lacks: the files it does not have, and any folder that stands where a file should."""
+    folders = [str(p) for p in paths if p.is_dir()]
+    absent = [str(p) for p in paths if not p.exists()]
+    gaps = [f"the mirror has no {', '.join(absent)}"] if absent else []
+    if folders:
+        gaps.append(f"{', '.join(folders)} {'is a folder' if len(folders) == 1 else 'are folders'}, not the file")
+    return "; ".join(gaps)
 
 
 def _check_checksums(spec: DatasetSpec, hashes: Mapping[str, str], origins: Mapping[str, str]) -> None:

@@ -6,15 +6,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from graphaudit.common.settings import load_settings
+from graphaudit.data.mirror import configured_mirror
 from graphaudit.data.settings import FetchSettings
 from graphaudit.data.tasks import is_available
 
 
 def fetch_params(data: Mapping[str, Any]) -> dict[str, Any]:
     """The fetch rules' ``params``: the ``data`` section without ``datasets`` (checked against
-    :class:`FetchSettings` here, at parse time, so a bad key stops the workflow before any job)."""
+    :class:`FetchSettings` here, at parse time, so a bad key or a mirror that is not a folder stops the workflow
+    before any job)."""
     fetch = {key: value for key, value in data.items() if key != "datasets"}
     load_settings(FetchSettings, fetch, "data")
+    configured_mirror(fetch)
     return fetch
 
 
