@@ -30,6 +30,7 @@ from graphaudit.data.registry import DatasetSpec, Stats
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class FetchOptions:
     """Where to look and how to download (the config's ``data`` section)."""
