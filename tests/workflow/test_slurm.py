@@ -65,7 +65,15 @@ TRAINING_RULES = (
 
 @pytest.mark.parametrize("overlay, gpus", [((), "gpu=0"), (("config/gpu.yaml",), "gpu=1")])
 def test_training_rules_ask_a_gpu_only_when_their_device_is_cuda(tmp_path, overlay, gpus):
-    result = snakemake(workflow_copy(tmp_path), "-n", *PROFILE, "--configfile", "config/ci.yaml", *overlay)
+    result = snakemake(
+        workflow_copy(tmp_path),
+        "-n",
+        *PROFILE,
+        "--configfile",
+        "config/ci.yaml",
+        *overlay,
+        env={"GRAPHAUDIT_SLURM_ACCOUNT": "test"},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     for rule in TRAINING_RULES:
         lines = resources_of(result.stdout, rule)

@@ -283,9 +283,21 @@ def test_paper_config_dry_run(tmp_path):
     assert "data_fetch" in result.stdout
 
 
-def test_slurm_profile_dry_run(tmp_path):
-    result = snakemake(workflow_copy(tmp_path), "-n", "--profile", "workflow/profiles/slurm")
+def test_slurm_profile_dry_run_names_a_missing_account_and_runs_with_one(tmp_path):
+    copy = workflow_copy(tmp_path)
+    unset = {**os.environ, "GRAPHAUDIT_SLURM_ACCOUNT": ""}
+    missing = subprocess.run(
+        [SNAKEMAKE, "-n", "--profile", "workflow/profiles/slurm"], cwd=copy, capture_output=True, text=True, env=unset
+    )
+    assert missing.returncode != 0
+    assert (
+        "the SLURM profile needs an account: export GRAPHAUDIT_SLURM_ACCOUNT=<account>"
+        in missing.stdout + missing.stderr
+    )
+    assert "has been submitted" not in missing.stdout + missing.stderr
+    result = snakemake(copy, "-n", "--profile", "workflow/profiles/slurm", env={"GRAPHAUDIT_SLURM_ACCOUNT": "none"})
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "slurm_account=," in result.stdout  # none: no -A
 
 
 @pytest.mark.parametrize(
