@@ -1,4 +1,4 @@
-# The two README commands: `make reproduce` (everything) and `make test` (the test suite).
+# The two README commands: `make reproduce` (every study's tables, figures and report) and `make test` (the suite).
 # Each creates .venv and installs what it needs; torch==2.13.0 is installed first, from TORCH_INDEX when set
 # (e.g. https://download.pytorch.org/whl/cu128 for a CUDA 12.8 build, .../whl/cpu for a CPU-only one), else from
 # the package index: PyPI's Linux wheel is a CUDA build, so a GPU machine needs nothing set.
@@ -8,6 +8,10 @@ BIN := $(VENV)/bin
 CORES ?= all
 TORCH_INDEX ?=
 STAMP := $(VENV)/.installed
+# the tier `make reproduce` runs: quick (config/config.yaml alone), ci (the tiny tier of the workflow test) or
+# paper (the papers' scale); each is config/config.yaml with config/<tier>.yaml read on top (quick: nothing on top)
+TIER ?= quick
+TIER_CONFIG := $(if $(filter quick,$(TIER)),,--configfile config/$(TIER).yaml)
 
 .PHONY: install reproduce lint test test-slurm gpu-check clean
 
@@ -22,8 +26,9 @@ $(STAMP): pyproject.toml
 
 # a lock left by a killed run is removed first when no Snakemake runs here (graphaudit.common.locks), with a line saying so
 reproduce: install
+	test "$(TIER)" = quick || test -f config/$(TIER).yaml || { echo "TIER=$(TIER): no config/$(TIER).yaml (tiers: quick, ci, paper)"; exit 2; }
 	$(BIN)/graphaudit unlock
-	$(BIN)/snakemake --cores $(CORES) --workflow-profile workflow/profiles/default
+	$(BIN)/snakemake --cores $(CORES) --workflow-profile workflow/profiles/default $(TIER_CONFIG)
 
 # ruff (lint + format), snakefmt and Snakemake's own linter on the default and paper configs: all clean
 lint: install

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from snakemake.utils import update_config
 
+from graphaudit.common.atomic import write_text
 from graphaudit.common.config import check_config, read_config_file
 from graphaudit.common.locks import clear_stale_lock
 from graphaudit.common.logs import configure_logging
@@ -22,6 +23,7 @@ from graphaudit.common.settings import SettingsError
 from graphaudit.data.errors import DataError
 from graphaudit.data.fetch import FetchOptions, obtain
 from graphaudit.data.registry import REGISTRY, UnknownDatasetError, get_spec
+from graphaudit.report.claims_page import claims_page
 
 
 def _list(_: argparse.Namespace) -> int:
@@ -55,6 +57,12 @@ def _config_check(args: argparse.Namespace) -> int:
 
 def _unlock(args: argparse.Namespace) -> int:
     print(f"graphaudit: {clear_stale_lock(Path(args.dir))}")
+    return 0
+
+
+def _docs_claims(args: argparse.Namespace) -> int:
+    write_text(args.out, claims_page(sorted(str(p) for p in Path(args.claims).glob("*.yaml"))))
+    print(f"graphaudit: wrote {args.out}")
     return 0
 
 
@@ -136,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--defaults", default="config/config.yaml", help="the workflow's own config file")
     check.add_argument("--schema", default="config/schema.yaml")
     check.set_defaults(run=_config_check)
+    docs = commands.add_parser("docs", help="the generated pages of docs/").add_subparsers(dest="page", required=True)
+    claims = docs.add_parser("claims", help="docs/claims.md: every claim of every study, findings and invariants")
+    claims.add_argument("--claims", default="config/claims", help="the folder of the claims files")
+    claims.add_argument("--out", default="docs/claims.md")
+    claims.set_defaults(run=_docs_claims)
     args = parser.parse_args(argv)
     configure_logging()
     try:

@@ -1,6 +1,6 @@
 """One name from target to function: rule name = entry function (with its package), a table or figure
 rule writes results/<study>/tables|figures/<function>.*, every claim's table resolves to its rule, and
-the README's target table agrees with the registry."""
+the target tables of docs/targets.md agree with the registry."""
 
 from __future__ import annotations
 
@@ -71,23 +71,23 @@ def test_every_claim_reads_a_table_named_after_its_rule(claim, table):
     assert table in rule.outputs.values()
 
 
-def readme_targets() -> dict[str, str]:
-    """`target` -> `graphaudit....:function` from the README's target table rows."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def documented_targets() -> dict[str, str]:
+    """`target` -> `graphaudit....:function` from the target tables of docs/targets.md."""
+    text = (ROOT / "docs/targets.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\|\s*`(\w+)`\s*\|\s*`(graphaudit\.[\w.]+:\w+)`", text, flags=re.M)
     return dict(rows)
 
 
-def test_readme_names_the_function_of_every_table_and_figure():
-    listed = readme_targets()
+def test_the_target_tables_name_the_function_of_every_table_and_figure():
+    listed = documented_targets()
     missing = sorted(rule.name for rule in TABLE_RULES if rule.name not in listed)
-    assert not missing, f"README's target table lacks {missing}"
+    assert not missing, f"docs/targets.md lacks {missing}"
     wrong = {
         t: (f, BY_NAME[t].entry if t in BY_NAME else None)
         for t, f in listed.items()
         if t not in BY_NAME or (BY_NAME[t].entry and BY_NAME[t].entry != f)
     }
-    assert not wrong, f"README rows that disagree with the workflow (target: README, workflow): {wrong}"
+    assert not wrong, f"docs/targets.md rows that disagree with the workflow (target: docs, workflow): {wrong}"
 
 
 def test_root_snakefile_includes_every_rule_file():
