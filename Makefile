@@ -12,6 +12,8 @@ STAMP := $(VENV)/.installed
 # paper (the papers' scale); each is config/config.yaml with config/<tier>.yaml read on top (quick: nothing on top)
 TIER ?= quick
 TIER_CONFIG := $(if $(filter quick,$(TIER)),,--configfile config/$(TIER).yaml)
+# the local run's jobs together stay within the machine's memory: Snakemake packs them by each rule's mem_mb
+MEM_MB ?= $(shell awk '/^MemTotal/ {print int($$2 / 1024)}' /proc/meminfo 2>/dev/null)
 
 .PHONY: install reproduce lint test test-slurm gpu-check clean
 
@@ -28,7 +30,7 @@ $(STAMP): pyproject.toml
 reproduce: install
 	test "$(TIER)" = quick || test -f config/$(TIER).yaml || { echo "TIER=$(TIER): no config/$(TIER).yaml (tiers: quick, ci, paper)"; exit 2; }
 	$(BIN)/graphaudit unlock
-	$(BIN)/snakemake --cores $(CORES) --workflow-profile workflow/profiles/default $(TIER_CONFIG)
+	$(BIN)/snakemake --cores $(CORES) --workflow-profile workflow/profiles/default $(if $(MEM_MB),--resources mem_mb=$(MEM_MB)) $(TIER_CONFIG)
 
 # ruff (lint + format), snakefmt and Snakemake's own linter on the default and paper configs: all clean
 lint: install

@@ -5,9 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 
-from graphaudit.common.rule import RuleContext, context_from_snakemake, resolve_entry
+from graphaudit.common.memory import peak_rss_mb
+from graphaudit.common.rule import OVER_MEMORY, RuleContext, context_from_snakemake, log_peak_memory, resolve_entry
 from graphaudit.report.tables import write_table
 
 
@@ -100,3 +102,22 @@ def test_input_and_output_lists_whether_one_path_or_several() -> None:
     ctx = RuleContext(input={"one": "a.csv", "many": ["b.csv", "c.csv"]}, output={"one": "x.png", "none": []})
     assert ctx.input_list("one") == ["a.csv"] and ctx.input_list("many") == ["b.csv", "c.csv"]
     assert ctx.output_list("one") == ["x.png"] and ctx.output_list("none") == []
+
+
+def test_peak_memory_is_logged_against_the_declared_mem_mb(caplog: pytest.LogCaptureFixture) -> None:
+    peak = peak_rss_mb(children=True)
+    with caplog.at_level("INFO", logger="graphaudit.common.rule"):
+        log_peak_memory("big", {"mem_mb": int(peak) + 1000})
+        log_peak_memory("undeclared", {})
+        log_peak_memory("small", {"mem_mb": 1})
+    levels = [(r.levelname, r.getMessage().split(":")[0]) for r in caplog.records]
+    assert levels == [("INFO", "rule big"), ("INFO", "rule undeclared"), ("WARNING", "rule small")]
+    assert OVER_MEMORY in caplog.records[2].getMessage() and "against 1 MB" in caplog.records[2].getMessage()
+    assert "(declared mem_mb None)" in caplog.records[1].getMessage()
+
+
+def test_peak_memory_counts_this_process_in_mib() -> None:
+    before = peak_rss_mb()
+    block = np.ones(64 * 1024 * 1024 // 8)  # 64 MiB touched
+    assert peak_rss_mb() >= before and peak_rss_mb() >= 64 and block.sum() > 0
+    assert peak_rss_mb(children=True) >= peak_rss_mb()

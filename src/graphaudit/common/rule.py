@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from graphaudit.common.logs import configure_logging
+from graphaudit.common.memory import peak_rss_mb
 from graphaudit.common.settings import load_settings
 
 T = TypeVar("T")
@@ -94,8 +95,25 @@ def run_rule(smk: Any) -> None:
         resolve_entry(entry)(ctx)
     except BaseException:  # KeyboardInterrupt and SystemExit too: the log says how the job ended
         log.exception("rule %s failed after %.1fs", smk.rule, time.monotonic() - start)
+        log_peak_memory(smk.rule, ctx.resources)
         raise
     log.info("rule %s finished in %.1fs", smk.rule, time.monotonic() - start)
+    log_peak_memory(smk.rule, ctx.resources)
+
+
+OVER_MEMORY = "peak memory above the rule's declared mem_mb"
+
+
+def log_peak_memory(rule: str, resources: dict[str, Any]) -> None:
+    """Log the job's peak memory beside the ``mem_mb`` its rule declares: a warning (:data:`OVER_MEMORY`) when the
+    declaration is not an upper bound, since the scheduler (SLURM, or a local run's ``--resources mem_mb``) packs
+    jobs by it and an underestimate lets two jobs together exhaust the machine."""
+    peak = peak_rss_mb(children=True)
+    declared = resources.get("mem_mb")
+    if isinstance(declared, (int, float)) and peak > declared:
+        log.warning("rule %s: %s: %.0f MB against %d MB", rule, OVER_MEMORY, peak, declared)
+    else:
+        log.info("rule %s: peak memory %.0f MB (declared mem_mb %s)", rule, peak, declared)
 
 
 def _named(items: Any) -> dict[str, Any]:

@@ -26,7 +26,6 @@ import hashlib
 import inspect
 import logging
 import random
-import resource
 import signal
 import threading
 import time
@@ -40,6 +39,7 @@ import torch
 
 from graphaudit.common.atomic import atomic_path
 from graphaudit.common.integrity import CorruptFileError, check_zip
+from graphaudit.common.memory import peak_rss_mb
 
 __all__ = [
     "CHECKPOINT_FORMAT",
@@ -50,7 +50,6 @@ __all__ = [
     "LoopEnd",
     "MemoryMeter",
     "capture_rng",
-    "peak_rss_mb",
     "preserved_rng",
     "preserved_torch_rng",
     "resolve_device",
@@ -242,11 +241,6 @@ class Checkpoint:
 
 
 # ---- memory and caps -------------------------------------------------------------------------------
-
-
-def peak_rss_mb() -> float:
-    """The process's peak resident set size so far, in MiB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 class MemoryMeter:

@@ -50,6 +50,7 @@ from torch_geometric.loader import DataLoader
 
 from graphaudit.common.atomic import discard_temporaries
 from graphaudit.common.integrity import CorruptFileError, read_npz
+from graphaudit.common.memory import peak_rss_mb
 from graphaudit.common.records import (
     append_record,
     environment_versions,
@@ -63,7 +64,6 @@ from graphaudit.data.graphset import GraphSet
 from graphaudit.nn.loop import (
     Checkpoint,
     EpochEnd,
-    peak_rss_mb,
     preserved_rng,
     resolve_device,
     run_epochs,
