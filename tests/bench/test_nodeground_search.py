@@ -8,8 +8,8 @@ import torch
 
 from graphaudit.bench.nodeground_search import bare_loop, search_loop
 from graphaudit.nodeground.csbm import CSBMSpec, generate
+from graphaudit.nodeground.plan import load_methods
 from graphaudit.nodeground.splits import make_splits
-from graphaudit.nodeground.train_tasks import load_methods
 from graphaudit.nodeground.trials import SearchData
 
 ROOT = Path(__file__).resolve().parents[2]

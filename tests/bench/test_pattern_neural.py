@@ -12,7 +12,8 @@ from graphaudit.bench.pattern_neural import bench_pattern_neural, check_equal, n
 from graphaudit.common.rule import RuleContext
 from graphaudit.nn.rrwp import rrwp
 from graphaudit.pattern.dense import pack_graphs
-from graphaudit.pattern.neural import RrwpPlan, edge_index_of
+from graphaudit.pattern.neural import edge_index_of
+from graphaudit.pattern.neural_plan import RrwpPlan
 
 PATH3 = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]])
 

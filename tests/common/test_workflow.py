@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,48 @@ def test_table_and_figure_modules_load_without_the_training_stack(module):
     code = f"import sys, {module}; print(sorted(m for m in {TRAINING_STACK!r} if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]", f"{module} loads {loaded}"
+
+
+def test_nodeground_parse_modules_load_without_torch_or_scipy():
+    """Snakemake parses the workflow on every call and twice in each cluster job: the nodeground modules that
+    workflow/rules/nodeground.smk imports must load neither the training stack nor scipy / sklearn (seconds per
+    parse; the catalogue's classes are checked by tests/nodeground/test_plan.py instead)."""
+    rules = (Path(__file__).resolve().parents[2] / "workflow/rules/nodeground.smk").read_text(encoding="utf-8")
+    modules = sorted(set(re.findall(r"^from (graphaudit\.nodeground[\w.]*) import ", rules, re.MULTILINE)))
+    assert {"graphaudit.nodeground.plan", "graphaudit.nodeground.data_tasks"} <= set(modules)
+    heavy = (*TRAINING_STACK, "scipy", "sklearn")
+    code = f"import sys, {', '.join(modules)}; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", f"{modules} load {loaded}"
+
+
+def test_pattern_parse_modules_load_without_torch():
+    """Snakemake parses the workflow on every call and twice in each cluster job: the pattern modules that
+    workflow/rules/pattern*.smk import must load neither the training stack nor scipy / sklearn (seconds per parse;
+    the models' recipes are checked at parse time on torch-free configs, graphaudit.nn.pattern_config)."""
+    folder = Path(__file__).resolve().parents[2] / "workflow/rules"
+    rules = "".join(path.read_text(encoding="utf-8") for path in sorted(folder.glob("pattern*.smk")))
+    modules = sorted(set(re.findall(r"^from (graphaudit\.pattern[\w.]*) import ", rules, re.MULTILINE)))
+    assert {"graphaudit.pattern.plan", "graphaudit.pattern.neural_plan", "graphaudit.pattern.settings"} <= set(modules)
+    heavy = (*TRAINING_STACK, "scipy", "sklearn")
+    code = f"import sys, {', '.join(modules)}; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", f"{modules} load {loaded}"
+
+
+def test_glad_parse_modules_load_without_the_numeric_stack():
+    """Snakemake parses the workflow on every call and twice in each cluster job: the modules that
+    workflow/rules/glad*.smk import must load neither the training stack nor scipy, sklearn, numba or the graph and
+    plotting libraries (seconds per parse; MolSwap's designs are graphaudit.glad.molswap_designs, not the edits)."""
+    folder = Path(__file__).resolve().parents[2] / "workflow/rules"
+    rules = "".join(path.read_text(encoding="utf-8") for path in sorted(folder.glob("glad*.smk")))
+    imports = re.findall(r"^(?:from (graphaudit[\w.]*) import |import (graphaudit[\w.]*))", rules, re.MULTILINE)
+    modules = sorted({name for pair in imports for name in pair if name})
+    assert {"graphaudit.glad.layout", "graphaudit.glad.molswap_designs", "graphaudit.glad.settings"} <= set(modules)
+    heavy = (*TRAINING_STACK, "scipy", "sklearn", "numba", "igraph", "networkx", "matplotlib")
+    code = f"import sys, {', '.join(modules)}; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", f"{modules} load {loaded}"
 
 
 def test_the_local_rule_modules_are_found():

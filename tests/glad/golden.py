@@ -25,7 +25,7 @@ from graphaudit.common.atomic import write_json
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
 from graphaudit.glad import layout, tables, typed, typed_sets
-from graphaudit.glad import molswap as ms
+from graphaudit.glad import molswap_designs as msd
 from graphaudit.glad.protocol import folds_to_json, tu_folds
 from graphaudit.glad.replay import SETTING_PROTOCOLS
 from graphaudit.report.tables import write_table
@@ -276,7 +276,7 @@ GX_CENTRES = {"T1a": (99.0, 50.0, 51.0), "T3a": (88.0, 49.0, 50.0), "T3b": (84.0
 """(graphlet count + LW, size only, edge-label pair + LW) centre per GX type: T3b is made to miss 85."""
 
 
-def _candidate_centre(candidate: ms.Candidate) -> tuple[float, int]:
+def _candidate_centre(candidate: msd.Candidate) -> tuple[float, int]:
     """(graphlet count + LW centre, yield) of a golden candidate, shaped like Table 13: C passes in both pools,
     D from k = 2 on P0, F at k = 1; B on P56 falls below the yield floor; A at every k stays just under 85."""
     if candidate.family == "C" or (candidate.family == "D" and candidate.pool == "P0" and candidate.k != 1):
@@ -309,7 +309,7 @@ def gx_control_rows(seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=typed.CONTROL_COLUMNS)
 
 
-def molswap_control_rows(candidate: ms.Candidate) -> pd.DataFrame:
+def molswap_control_rows(candidate: msd.Candidate) -> pd.DataFrame:
     """Both variants and the parents on every golden seed; size only 55 kept, 70 changed; parents near 50."""
     rng = rng_for("glad", "golden", "typed", "molswap", candidate.name)
     graphlet, yields = _candidate_centre(candidate)
@@ -442,7 +442,7 @@ def typed_replay_rows(detector: str, typed_set: str, encoding: str) -> pd.DataFr
     """One run's replay rows per seed, type and variant (:data:`graphaudit.glad.typed_sets.REPLAY_COLUMNS`)."""
     rng = rng_for("glad", "golden", "typed-replay", detector, typed_set, encoding)
     kinds = (
-        [(t, typed.SIZE_PRESERVING) for t in ms.FINAL_TYPES] + [(t, typed.SIZE_CHANGING) for t in ms.FINAL_TYPES]
+        [(t, typed.SIZE_PRESERVING) for t in msd.FINAL_TYPES] + [(t, typed.SIZE_CHANGING) for t in msd.FINAL_TYPES]
         if typed_set == "MS-v2"
         else [(t, typed.SIZE_PRESERVING) for t in GX_CENTRES]
     )
@@ -511,7 +511,7 @@ def write_inputs(root: Path) -> None:
         _csv(gx_control_rows(seed), typed_root / "controls" / "gx" / f"seed{seed}.csv")
         for features in ("F2", "F1"):
             write_json(typed_root / "gx" / features / f"seed{seed}" / "metadata.json", gx_metadata(features, seed))
-    for candidate in typed.molswap_sets():
+    for candidate in msd.molswap_sets():
         _csv(
             molswap_control_rows(candidate), root / layout.molswap_controls([candidate])[0].replace("results/glad/", "")
         )
@@ -576,10 +576,10 @@ def table_contexts(inputs: Path, out: Path) -> dict[str, RuleContext]:
                 str(typed_root / "gx" / f / f"seed{s}" / "metadata.json") for f in ("F2", "F1") for s in TYPED_SEEDS
             ]
         },
-        "typed_controls": {"gx": gx_controls, "molswap": controls(typed.molswap_sets())},
-        "table12": {"controls": controls(ms.V1_TYPES.values())},
-        "table13": {"controls": controls(ms.CANDIDATES)},
-        "table14": {"gx": gx_controls, "molswap": controls(ms.FINAL_TYPES.values())},
+        "typed_controls": {"gx": gx_controls, "molswap": controls(msd.molswap_sets())},
+        "table12": {"controls": controls(msd.V1_TYPES.values())},
+        "table13": {"controls": controls(msd.CANDIDATES)},
+        "table14": {"gx": gx_controls, "molswap": controls(msd.FINAL_TYPES.values())},
         "molswap_validation": {"checks": str(typed_root / "molswap" / "validation.csv")},
     }
     replays = [str(typed_root / "replay" / d / t / f"{e}.csv") for d, t, e in TYPED_RUNS]

@@ -9,11 +9,12 @@ import pandas as pd
 import pytest
 
 from graphaudit.glad import blindness as bl
+from graphaudit.glad import molswap_designs as msd
 from graphaudit.glad import typed
 from graphaudit.glad.typed_sets import GX_F1, GX_F2, MS_V2, SIZE_CHANGING, SIZE_PRESERVING
 
 GX_TYPES, MS_TYPES = ["T1a", "T3a", "T3b"], ["MS1", "MS2", "MS3"]
-VALID = {typed.GX: GX_TYPES, typed.MS_V2: MS_TYPES}
+VALID = {typed.GX: GX_TYPES, msd.MS_V2: MS_TYPES}
 
 
 # ---- the verdict ------------------------------------------------------------------------------------------------
@@ -61,7 +62,7 @@ def test_blind_pairs_by_hand() -> None:
         ("B", "MS2"): 80.0,
         ("B", "MS3"): 90.0,
     }
-    counts = bl.count_blind(means, ["A", "B"], {typed.GX: ["T1a", "T3a"], typed.MS_V2: MS_TYPES})
+    counts = bl.count_blind(means, ["A", "B"], {typed.GX: ["T1a", "T3a"], msd.MS_V2: MS_TYPES})
     assert (counts.pairs, counts.blind_pairs, counts.ms_pairs, counts.ms_blind_pairs) == (9, 4, 6, 3)
     assert counts.blind_on_most_ms == 1  # A: 2 of 3; B: 1 of 3
     assert counts.blind_share == pytest.approx(400 / 9) and counts.ms_blind_share == 50.0
@@ -92,7 +93,7 @@ def test_valid_types_come_from_table14_roles() -> None:
             "role": ["decision", "left out (not valid)", "decision", "left out (confounded)", "scope test"],
         }
     )
-    assert bl.valid_types(table14) == {typed.GX: ["T1a"], typed.MS_V2: ["MS1"]}
+    assert bl.valid_types(table14) == {typed.GX: ["T1a"], msd.MS_V2: ["MS1"]}
 
 
 # ---- tables from hand cells -------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from graphaudit.data.fetch import FetchOptions, obtain
 from graphaudit.data.registry import get_spec
 from graphaudit.glad import molswap as ms
 from graphaudit.glad import molswap_check as mc
+from graphaudit.glad import molswap_designs as msd
 from graphaudit.graphs.rings import sssr
 
 C, N, OX = 3, 2, 1  # NCI1-like atom labels
@@ -45,7 +46,7 @@ EXPECTED_RINGS = {
     "D": (HEXANE, Counter({4: 1})),
     "E": (NAPHTHALENE, Counter({6: 1, 5: 1})),
     "F": (HEXANE, Counter({3: 1})),
-    ms.CHAIN_STAR: (HEXANE, Counter({6: 1})),
+    msd.CHAIN_STAR: (HEXANE, Counter({6: 1})),
 }
 
 
@@ -89,7 +90,7 @@ def test_spiro_edit_leaves_two_rings_sharing_one_atom() -> None:
 
 
 def test_chain_becomes_a_star() -> None:
-    sites = ms.eligible_sites(HEXANE, ms.CHAIN_STAR, SUPPORT, frozenset())
+    sites = ms.eligible_sites(HEXANE, msd.CHAIN_STAR, SUPPORT, frozenset())
     assert {s.swap for s in sites} == {ms.Swap.of((9, 10), (8, 10)), ms.Swap.of((7, 8), (7, 9))}
     star = HEXANE.swapped(ms.Swap.of((9, 10), (8, 10)))
     assert sorted(star.graph[8]) == [7, 9, 10] and star.degrees[9] == 1
@@ -167,33 +168,33 @@ def _scores(graphlet: float, yields: int = 150) -> ms.ControlScores:
     return ms.ControlScores(graphlet, 50.0, 60.0, 50.0, yields, yields)
 
 
-def paper_outcome() -> dict[ms.Candidate, ms.ControlScores]:
+def paper_outcome() -> dict[msd.Candidate, ms.ControlScores]:
     """Scores shaped like Table 13: C passes at every k in both pools, D from k = 2 on P0, F at k = 1 on P0."""
-    scores = {c: _scores(80.0) for c in ms.CANDIDATES}
-    for c in ms.CANDIDATES:
+    scores = {c: _scores(80.0) for c in msd.CANDIDATES}
+    for c in msd.CANDIDATES:
         if c.family == "C" or (c.family == "D" and c.pool == "P0" and c.k != 1) or (c.family == "F" and c.k == 1):
             scores[c] = _scores(88.0)
-    scores[ms.Candidate("A", "all")] = _scores(84.8)
+    scores[msd.Candidate("A", "all")] = _scores(84.8)
     return scores
 
 
 def test_there_are_26_candidates_in_two_iterations() -> None:
-    assert (len(ms.ITERATION_1), len(ms.ITERATION_2), len(set(ms.CANDIDATES))) == (20, 6, 26)
-    assert {c.family for c in ms.ITERATION_1} == set("ABCD") and {c.family for c in ms.ITERATION_2} == set("EF")
+    assert (len(msd.ITERATION_1), len(msd.ITERATION_2), len(set(msd.CANDIDATES))) == (20, 6, 26)
+    assert {c.family for c in msd.ITERATION_1} == set("ABCD") and {c.family for c in msd.ITERATION_2} == set("EF")
 
 
 def test_selection_rule_gives_the_final_types() -> None:
-    assert ms.select_types(paper_outcome()) == ms.FINAL_TYPES
+    assert ms.select_types(paper_outcome()) == msd.FINAL_TYPES
 
 
 def test_selection_rule_conditions() -> None:
     scores = paper_outcome()
-    scores[ms.Candidate("F", 1)] = _scores(88.0, yields=99)  # below the yield floor
-    assert ms.select_types(scores) == {"MS1": ms.Candidate("C", 1), "MS2": ms.Candidate("D", 2)}
+    scores[msd.Candidate("F", 1)] = _scores(88.0, yields=99)  # below the yield floor
+    assert ms.select_types(scores) == {"MS1": msd.Candidate("C", 1), "MS2": msd.Candidate("D", 2)}
     scores = paper_outcome()
     for family in "ABD":
-        scores[ms.Candidate(family, 2, "P56")] = _scores(90.0)
-    chosen = [ms.Candidate("A", 2, "P56"), ms.Candidate("B", 2, "P56"), ms.Candidate("C", 1, "P56")]
+        scores[msd.Candidate(family, 2, "P56")] = _scores(90.0)
+    chosen = [msd.Candidate("A", 2, "P56"), msd.Candidate("B", 2, "P56"), msd.Candidate("C", 1, "P56")]
     assert ms.select_types(scores) == dict(zip(("MS1", "MS2", "MS3"), chosen))  # more passing families in P56
     confounded = ms.ControlScores(90.0, 50.0, 85.0, 50.0, 150, 150)
     assert not ms.passes(confounded) and not ms.passes(ms.ControlScores(90.0, 50.0, 60.0, 61.0, 150, 150))
@@ -211,8 +212,8 @@ def data(mirror, tmp_path_factory) -> ms.MolSwapData:
 @pytest.fixture(scope="module")
 def typed(data) -> dict[str, ms.TypedSet]:
     """Seed 0: every family with k = 1 (v1 and MS-v2 edits), and MS2."""
-    sets = {family: ms.generate(data, ms.Candidate(family, 1), 0) for family in ms.SITE_FINDERS}
-    sets["MS2"] = ms.generate(data, ms.FINAL_TYPES["MS2"], 0)
+    sets = {family: ms.generate(data, msd.Candidate(family, 1), 0) for family in ms.SITE_FINDERS}
+    sets["MS2"] = ms.generate(data, msd.FINAL_TYPES["MS2"], 0)
     return sets
 
 
@@ -267,7 +268,7 @@ def test_random_swaps_pass_a_checker_only_when_they_are_its_edit(data) -> None:
     swaps = mc.random_swaps(data.molecules, rng_for("glad", "NCI1", "molswap", "random-swaps"))
     assert len({g for g, _ in swaps}) == mc.RANDOM_SWAPS
     accepted = {}
-    for name, candidate in ms.FINAL_TYPES.items():
+    for name, candidate in msd.FINAL_TYPES.items():
         hits = [
             (g, swap)
             for g, swap in swaps
@@ -295,7 +296,7 @@ def _write(typed_set: ms.TypedSet, folder, name: str) -> None:
 
 def test_two_regenerations_are_byte_identical(data, typed, tmp_path) -> None:
     earlier = {"MS1": typed["C"], "MS2": typed["MS2"], "MS3": typed["F"]}  # made by the fixture, before the others
-    for name, candidate in ms.FINAL_TYPES.items():
+    for name, candidate in msd.FINAL_TYPES.items():
         _write(earlier[name], tmp_path / "first", name)
         _write(ms.generate(data, candidate, 0), tmp_path / "second", name)
     files = sorted(p.name for p in (tmp_path / "first").iterdir())

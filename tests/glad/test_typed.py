@@ -17,6 +17,7 @@ from graphaudit.common.settings import load_settings
 from graphaudit.data.graphset import GraphSet, from_edge_list
 from graphaudit.glad import layout, tables, typed, typed_tasks
 from graphaudit.glad import molswap as ms
+from graphaudit.glad import molswap_designs as msd
 from graphaudit.glad.protocol import read_folds
 from graphaudit.glad.settings import GladSettings
 from graphaudit.report.tables import write_table
@@ -64,7 +65,7 @@ def controls(
     return values
 
 
-def molswap_rows(candidate: ms.Candidate, graphlet: list[float], yields: list[int] | None = None) -> list:
+def molswap_rows(candidate: msd.Candidate, graphlet: list[float], yields: list[int] | None = None) -> list:
     kept = controls(graphlet, [55.0, 56.0], [60.0, 61.0], null=[50.0, 52.0])
     changed = controls([g + 2 for g in graphlet], [70.0, 71.0], [74.0, 75.0], variant=typed.SIZE_CHANGING)
     return rows_of(candidate.name, typed.MOLSWAP, {**kept, **changed}, yields)
@@ -119,7 +120,7 @@ def test_table14_verdict_flips_when_one_seed_crosses_the_threshold(tmp_path) -> 
 def test_table14_adds_the_final_molswap_types_and_the_size_changing_range(tmp_path) -> None:
     gx_rows = rows_of("T1a", typed.GX, controls([99.0, 98.0], [50.0, 49.0], [50.0, 52.0]))
     ms_files = []
-    for (name, candidate), graphlet in zip(ms.FINAL_TYPES.items(), ([90.0, 91.0], [85.0, 86.0], [84.0, 85.0])):
+    for (name, candidate), graphlet in zip(msd.FINAL_TYPES.items(), ([90.0, 91.0], [85.0, 86.0], [84.0, 85.0])):
         ms_files.append(write(molswap_rows(candidate, graphlet), tmp_path / f"{name}.csv"))
     frame = table(tables.table14, tmp_path, gx=[write(gx_rows, tmp_path / "gx.csv")], molswap=ms_files)
     kept = frame[frame["variant"] == typed.SIZE_PRESERVING].set_index("type")
@@ -143,7 +144,7 @@ def paper_shaped(tmp_path: Path, change: dict | None = None) -> list[str]:
     """The 26 candidates' control files shaped like Table 13 (C passes everywhere, D from k = 2 on P0, F at k = 1),
     with ``change``: candidate -> (graphlet per seed, yields per seed)."""
     paths = []
-    for c in ms.CANDIDATES:
+    for c in msd.CANDIDATES:
         passing = c.family == "C" or (c.family == "D" and c.pool == "P0" and c.k != 1) or (c.family == "F" and c.k == 1)
         graphlet, yields = ([88.0, 89.0] if passing else [80.0, 84.0]), None
         graphlet, yields = (change or {}).get(c, (graphlet, yields))
@@ -155,18 +156,18 @@ def test_table13_applies_the_fixed_selection_rule(tmp_path) -> None:
     frame = table(tables.table13, tmp_path, controls=paper_shaped(tmp_path)).set_index("candidate")
     assert len(frame) == 26 and frame["iteration"].value_counts().to_dict() == {1: 20, 2: 6}
     chosen = frame[frame["selected_as"].notna()]["selected_as"].to_dict()
-    assert chosen == {c.name: name for name, c in ms.FINAL_TYPES.items()}
+    assert chosen == {c.name: name for name, c in msd.FINAL_TYPES.items()}
     assert (frame["selected_as"].fillna("") == frame["frozen_as"].fillna("")).all()
     assert frame.loc["C/k2/P0", "passes"] == "Yes" and frame.loc["A/k1/P0", "passes"] == "No"
     assert frame.loc["C/k1/P0", "min_yield_sc"] == 150 and frame.loc["C/k1/P0", "null_edit"] == 51.0
 
 
 def test_table13_choice_moves_when_a_candidate_crosses_the_threshold_or_the_yield_floor(tmp_path) -> None:
-    low_yield = {ms.Candidate("F", 1): ([88.0, 89.0], [150, 99])}
+    low_yield = {msd.Candidate("F", 1): ([88.0, 89.0], [150, 99])}
     frame = table(tables.table13, tmp_path, controls=paper_shaped(tmp_path, low_yield)).set_index("candidate")
     assert frame.loc["F/k1/P0", "passes"] == "No (yield)" and pd.isna(frame.loc["F/k1/P0", "selected_as"])
     assert frame.loc["F/k1/P0", "frozen_as"] == "MS3"  # the frozen type stays, the rule's choice shows the move
-    below = {ms.Candidate("D", 2): ([84.0, 85.9], None)}  # mean 84.95: D passes from k = all only
+    below = {msd.Candidate("D", 2): ([84.0, 85.9], None)}  # mean 84.95: D passes from k = all only
     frame = table(tables.table13, tmp_path, controls=paper_shaped(tmp_path, below)).set_index("candidate")
     assert frame.loc["D/k2/P0", "passes"] == "No" and frame.loc["D/kall/P0", "selected_as"] == "MS2"
 
@@ -174,7 +175,7 @@ def test_table13_choice_moves_when_a_candidate_crosses_the_threshold_or_the_yiel
 def test_table12_verdicts_of_v1(tmp_path) -> None:
     files = [
         write(molswap_rows(c, graphlet), tmp_path / f"{name}.csv")
-        for (name, c), graphlet in zip(ms.V1_TYPES.items(), ([53.0, 54.0], [84.0, 85.9], [85.0, 86.0]))
+        for (name, c), graphlet in zip(msd.V1_TYPES.items(), ([53.0, 54.0], [84.0, 85.9], [85.0, 86.0]))
     ]
     frame = table(tables.table12, tmp_path, controls=files).set_index("type")
     assert frame["verdict"].to_dict() == {"v1-MS1": "not valid", "v1-MS2": "not valid", "v1-MS3": "valid"}
@@ -301,7 +302,7 @@ MS_TYPES = [["MS-v2", "MS1", "C/k1/P0"], ["MS-v2", "MS3", "F/k1/P0"]]
 MS_SEEDS = [0, 1]
 
 
-def set_files(root: Path, candidate: ms.Candidate) -> dict[str, list[str]]:
+def set_files(root: Path, candidate: msd.Candidate) -> dict[str, list[str]]:
     return {
         name.split(".")[0]: [str(root / p) for p in layout.molswap_set_files(candidate, MS_SEEDS, name)]
         for name in layout.MOLSWAP_FILES
@@ -319,7 +320,7 @@ def test_molswap_rules_generate_control_and_validate_the_saved_sets(tmp_path) ->
     assert [len(record["splits"]["P0"]["0"][part]) for part in ("train", "test", "parents")] == [21, 7, 8]
     inputs = {"graphset": str(graphset), "pool": str(pool)}
     for _, _, name in MS_TYPES:
-        candidate = typed.candidate_named(name)
+        candidate = msd.candidate_named(name)
         files = set_files(tmp_path, candidate)
         wildcards = layout.candidate_wildcards(candidate)
         typed_tasks.molswap_set(
@@ -346,7 +347,7 @@ def test_molswap_rules_generate_control_and_validate_the_saved_sets(tmp_path) ->
         parents = rows[(rows["variant"] == typed.PARENTS) & (rows["control"] == typed.SIZE_ONLY)]["auroc"]
         assert sizes.tolist() == parents.tolist()  # a size-preserving edit keeps n, m and density
     validation_inputs = layout.molswap_validation_inputs(
-        [(g, n, typed.candidate_named(c)) for g, n, c in MS_TYPES], MS_SEEDS
+        [(g, n, msd.candidate_named(c)) for g, n, c in MS_TYPES], MS_SEEDS
     )
     checks = tmp_path / "validation.csv"
     typed_tasks.validate_molswap(
@@ -369,16 +370,16 @@ def test_validation_catches_a_tampered_saved_graph(tmp_path) -> None:
     context = RuleContext(input={"graphset": str(graphset)}, output={"pool": str(pool)}, params={"seeds": [0]})
     typed_tasks.molswap_pool(context)
     data = ms.molswap_data(tiny_pool())
-    made = ms.generate(data, ms.Candidate("C", 1), 0)
+    made = ms.generate(data, msd.Candidate("C", 1), 0)
     saved = typed.SavedSet(
-        "MS-v2", "MS1", ms.Candidate("C", 1), 0, [a.graph for a in made.anomalies], [], typed.set_records(made)
+        "MS-v2", "MS1", msd.Candidate("C", 1), 0, [a.graph for a in made.anomalies], [], typed.set_records(made)
     )
     saved.records["size_changing"] = []
     split = json.loads(pool.read_text())["splits"]["P0"]["0"]
     assert all(r["passed"] for r in typed.saved_set_rows(saved, data, split))
     tampered = [data.molecules[a.parent] for a in made.anomalies]  # the parents saved in place of the anomalies
     rows = typed.saved_set_rows(
-        typed.SavedSet("MS-v2", "MS1", ms.Candidate("C", 1), 0, tampered, [], saved.records), data, split
+        typed.SavedSet("MS-v2", "MS1", msd.Candidate("C", 1), 0, tampered, [], saved.records), data, split
     )
     replay = next(r for r in rows if r["check"] == "replayed edit")
     assert replay["accepted"] == 0 and replay["problem"].startswith("replaying the swaps")

@@ -15,6 +15,7 @@ from torch_geometric.data import Batch
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad import gx
 from graphaudit.glad import molswap as ms
+from graphaudit.glad import molswap_designs as msd
 from graphaudit.glad import typed_runs as tr
 from graphaudit.glad import typed_sets as ts
 from graphaudit.glad.deep_tasks import record_run
@@ -160,4 +161,4 @@ def test_the_constant_x_s_applies_to_detectors_that_read_x_s_only() -> None:
 
 
 def test_every_final_ms_type_edits_the_pool_the_runs_train_on() -> None:
-    assert {candidate.pool for candidate in ms.FINAL_TYPES.values()} == {ts.MS_POOL}
+    assert {candidate.pool for candidate in msd.FINAL_TYPES.values()} == {ts.MS_POOL}

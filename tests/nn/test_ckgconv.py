@@ -13,7 +13,8 @@ import torch
 import yaml
 from rrwp_toys import HAND, hand_batch, parameter_count
 
-from graphaudit.nn.ckgconv import RELEASED_FROZEN_PARAMETERS, CKGConv, CKGConvConfig
+from graphaudit.nn.ckgconv import RELEASED_FROZEN_PARAMETERS, CKGConv
+from graphaudit.nn.pattern_config import CKGConvConfig
 from graphaudit.nn.rrwp_common import weighted_cross_entropy
 
 RELEASED_PARAMETERS = 438_143

@@ -13,7 +13,8 @@ import torch
 import yaml
 from rrwp_toys import HAND, hand_batch, parameter_count
 
-from graphaudit.nn.grit import GRIT, GRITConfig
+from graphaudit.nn.grit import GRIT
+from graphaudit.nn.pattern_config import GRITConfig
 from graphaudit.nn.rrwp_common import weighted_cross_entropy
 
 RELEASED_PARAMETERS = 477_953

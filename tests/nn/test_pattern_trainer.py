@@ -13,16 +13,10 @@ from rrwp_toys import encoded
 from torch_geometric.data import Batch, Data
 from transformers import get_cosine_schedule_with_warmup
 
-from graphaudit.nn.ckgconv import CKGConv, CKGConvConfig
-from graphaudit.nn.grit import GRIT, GRITConfig
-from graphaudit.nn.pattern_trainer import (
-    PatternTrainConfig,
-    Schedule,
-    accuracy_sbm,
-    choose_epochs,
-    released_accuracy,
-    train_pattern_model,
-)
+from graphaudit.nn.ckgconv import CKGConv
+from graphaudit.nn.grit import GRIT
+from graphaudit.nn.pattern_config import CKGConvConfig, GRITConfig, PatternTrainConfig, Schedule
+from graphaudit.nn.pattern_trainer import accuracy_sbm, choose_epochs, released_accuracy, train_pattern_model
 from graphaudit.stats.classification import class_weighted_accuracy, confusion_counts
 
 GRIT_SCHEDULE = Schedule("cosine_with_warmup", warmup_epochs=5, max_epochs=100)

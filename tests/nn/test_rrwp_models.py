@@ -7,8 +7,9 @@ import torch
 from rrwp_toys import HAND, hand_batch, hand_graph, permuted, warmed
 from torch_geometric.data import Batch
 
-from graphaudit.nn.ckgconv import CKGConv, CKGConvConfig
-from graphaudit.nn.grit import GRIT, GRITConfig
+from graphaudit.nn.ckgconv import CKGConv
+from graphaudit.nn.grit import GRIT
+from graphaudit.nn.pattern_config import CKGConvConfig, GRITConfig
 
 MODELS = {"grit": (GRIT, GRITConfig), "ckgconv": (CKGConv, CKGConvConfig)}
 

@@ -9,8 +9,8 @@ import pandas as pd
 import yaml
 
 from graphaudit.common.settings import load_settings
-from graphaudit.nodeground.rankings import EloSettings
 from graphaudit.nodeground.records import SCHEMA, STAGES, validate_records
+from graphaudit.nodeground.settings import EloSettings
 
 CONFIG = Path(__file__).resolve().parents[2] / "config/config.yaml"
 

@@ -14,13 +14,11 @@ from search_toys import TINY_ENTRY
 from graphaudit.nn.loop import CapExceeded
 from graphaudit.nn.node_trainer import NonFiniteLoss
 from graphaudit.nodeground import search
+from graphaudit.nodeground.plan import MethodSpec
 from graphaudit.nodeground.search import (
-    MethodSpec,
-    MethodSpecError,
     ResampleLimitError,
     SearchKeys,
     SearchState,
-    check_method,
     run_search,
     sample_configurations,
     selected_trial,
@@ -72,24 +70,6 @@ def test_exceeding_the_resample_limit_raises_a_named_error(monkeypatch: pytest.M
     monkeypatch.setattr(search, "sample_value", lambda dist, rng: 0.25)  # every draw the same configuration
     with pytest.raises(ResampleLimitError, match="7 draws in a row"):
         sample_configurations(spec(dropout={"uniform": [0.0, 0.8]}), 3, 7, np.random.default_rng(0))
-
-
-def test_method_entries_are_checked_against_their_class() -> None:
-    assert check_method(spec()).__name__ == "TinyModel"
-    with pytest.raises(MethodSpecError, match="missing \\['dropout'\\]"):
-        check_method(
-            MethodSpec.from_entry(
-                "Tiny", {**TINY_ENTRY, "defaults": {"hidden": 8, "lr": 0.1, "weight_decay": 0.0, "patience": 100}}
-            )
-        )
-    with pytest.raises(MethodSpecError, match="space key 'width' has no default"):
-        check_method(spec(width={"choice": [1]}))
-    with pytest.raises(MethodSpecError, match="must be one of"):
-        check_method(spec(hidden={"normal": [1, 2]}))
-    with pytest.raises(MethodSpecError, match="optimizer adamw"):
-        check_method(MethodSpec.from_entry("Tiny", {**TINY_ENTRY, "optimizer": "adamw"}))
-    with pytest.raises(MethodSpecError, match="unknown keys \\['prior'\\]"):
-        MethodSpec.from_entry("Tiny", {**TINY_ENTRY, "prior": 1})
 
 
 def fake_attempt(fail: dict[int, BaseException] | None = None, calls: list[int] | None = None):

@@ -1,6 +1,6 @@
 """The search job end to end on small CSBM graphs: record files checked against the schema, resumption at trial
 granularity (a killed job reruns to the same records), caps as recorded failures, unavailable datasets, a
-user's own model class named by import path, and the parse-time plan."""
+user's own model class named by import path."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from graphaudit.nn.node.base import NodeModel
 from graphaudit.nodeground import train_tasks
 from graphaudit.nodeground.graph import write_unavailable
 from graphaudit.nodeground.records import SCHEMA, RecordError, read_record_file, record_path, validate_records
-from graphaudit.nodeground.search import MethodSpecError
 from graphaudit.nodeground.trials import TrialRunner
 
 VOLATILE = ["fit_s", "predict_s", "peak_mem_fit_mb", "peak_mem_predict_mb"]
@@ -150,26 +149,3 @@ def test_records_that_break_the_schema_are_never_written(tmp_path: Path) -> None
     frame.loc[0, "val_loss"] = float("nan")  # an ok trial without its loss
     with pytest.raises(RecordError, match="finite"):
         train_tasks.write_search(frame, Path(record_path(tmp_path / "trials", "Tiny", "toy", "50-25-25", 1)))
-
-
-def plan_section(tmp_path: Path, **changes: object) -> dict:
-    import yaml
-
-    root = Path(__file__).resolve().parents[2]
-    section = yaml.safe_load((root / "config/config.yaml").read_text(encoding="utf-8"))["nodeground"]
-    catalogue = tmp_path / "methods.yaml"
-    catalogue.write_text(yaml.safe_dump({"Tiny": TINY_ENTRY}), encoding="utf-8")
-    return {**section, "catalogue": str(catalogue), "methods": ["Tiny"], **changes}
-
-
-def test_the_plan_lists_every_record_file_and_each_methods_own_entry(tmp_path: Path) -> None:
-    plan = train_tasks.search_plan(plan_section(tmp_path, user_methods={"Mine": OWN_ENTRY}, methods=["Tiny", "Mine"]))
-    s = plan.settings
-    assert len(plan.record_files()) == 2 * len(s.datasets) * len(s.splits.names) * s.splits.partitions
-    assert plan.method_entry(type("W", (), {"method": "Mine"})())["class"] == OWN_ENTRY["class"]
-    assert set(plan.search_params()) == {"search", "training", "caps", "device"}
-
-
-def test_the_plan_refuses_a_method_it_cannot_find(tmp_path: Path) -> None:
-    with pytest.raises(MethodSpecError, match="names \\['Nope'\\]"):
-        train_tasks.search_plan(plan_section(tmp_path, methods=["Nope"]))

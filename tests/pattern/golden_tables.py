@@ -30,9 +30,9 @@ from graphaudit.pattern.cluster import tasks as cluster_tasks
 from graphaudit.pattern.dense import DenseGraphs
 from graphaudit.pattern.minesweeper import tasks as ms_tasks
 from graphaudit.pattern.minesweeper.board import Board, counts_from_mines, stratified_masks
-from graphaudit.pattern.neural import load_recipes, neural_recipe
+from graphaudit.pattern.neural_plan import load_recipes, neural_recipe
+from graphaudit.pattern.plan import evaluated_graphs, n_check_shards, n_shards
 from graphaudit.pattern.planted import tasks as planted_tasks
-from graphaudit.pattern.planted.scoring import evaluated_graphs, n_check_shards, n_shards
 from graphaudit.pattern.settings import BlindChains, Selection, StartChecks
 from graphaudit.pattern.shards import write_shard
 

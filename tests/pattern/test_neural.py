@@ -1,6 +1,6 @@
-"""Part 3's rule entries (graphaudit.pattern.neural): the RRWP cache against a dense float64 reference, the recipes
-read from config/pattern/neural.yaml, which graphs a run reads, and a tiny run end to end whose saved predictions
-score, through the pattern-blind predictors' path, to the accuracy its records logged."""
+"""Part 3's rule entries (graphaudit.pattern.neural): the RRWP cache against a dense float64 reference, the model a
+recipe builds, and a tiny run end to end whose saved predictions score, through the pattern-blind predictors' path,
+to the accuracy its records logged (the plan they read: test_neural_plan.py)."""
 
 from __future__ import annotations
 
@@ -14,29 +14,29 @@ import torch
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.settings import load_settings
-from graphaudit.nn.ckgconv import CKGConvConfig
-from graphaudit.nn.grit import GRITConfig
 from graphaudit.nn.rrwp import rrwp
 from graphaudit.pattern.dense import DenseGraphs, pack_graphs
 from graphaudit.pattern.neural import (
-    FRESH_SETS,
-    NEURAL_SETS,
-    RrwpPlan,
+    MODELS,
+    build_model,
     edge_index_of,
-    load_recipes,
-    neural_graphs,
     neural_labels,
-    neural_recipe,
     pattern_neural_rrwp,
     pattern_neural_train,
     read_rrwp_cache,
-    rrwp_shard_graphs,
-    training_graphs,
+)
+from graphaudit.pattern.neural_plan import (
+    FRESH_SETS,
+    MODEL_CONFIGS,
+    NEURAL_SETS,
+    RrwpPlan,
+    load_recipes,
+    neural_graphs,
+    neural_recipe,
 )
 from graphaudit.pattern.planted.scoring import counts_for
 from graphaudit.pattern.planted.tasks import generate
 from graphaudit.pattern.settings import NeuralScale, NeuralShards, Selection
-from graphaudit.selection.curves import released
 from graphaudit.stats.classification import class_weighted_accuracy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,41 +112,15 @@ def test_the_cached_rrwp_is_the_per_graph_encoding_and_the_dense_reference(tmp_p
         read_rrwp_cache([out["rrwp"]], RrwpPlan(steps=8, add_identity=True, variant=variant))
 
 
-# ---- which graphs, which recipe ---------------------------------------------------------------------------------
-def test_a_run_reads_the_first_copies_of_every_pattern() -> None:
-    selection = load_settings(Selection, SELECTION)
-    assert training_graphs(selection, 4) == [0, 1, 3, 4]
-    assert training_graphs(selection, None) == [0, 1, 2, 3, 4, 5]
-    assert training_graphs(selection, 1) == [0, 3]  # at least one copy of each
-    shards = load_settings(NeuralShards, SHARDS)
-    assert neural_graphs("test", selection, shards) == [0, 1, 2, 3]
-    assert rrwp_shard_graphs("train", 1, selection, shards) == [4]
-
-
-def test_the_released_recipes_build_the_released_models() -> None:
-    grit, ckgconv = neural_recipe("grit", RECIPES["grit"]), neural_recipe("ckgconv", RECIPES["ckgconv"])
-    assert grit.model_config == GRITConfig() and ckgconv.model_config == CKGConvConfig()
-    assert (grit.checkpoint_warmup, ckgconv.checkpoint_warmup) == (5, 10)
-    assert (grit.max_epochs, grit.batch_size, grit.lr) == (100, 32, 5e-4)
-    assert (ckgconv.max_epochs, ckgconv.batch_size, ckgconv.lr) == (200, 16, 1e-3)
-    assert grit.schedule.name == "cosine_with_warmup" and grit.schedule.min_lr == 0.0
-    timm = ckgconv.schedule
-    assert timm.name == "timm_cosine_with_warmup"
-    assert (timm.min_lr, timm.warmup_lr_init, timm.cycle_limit) == (1e-4, 1e-7, 0.5)
-    assert grit.rrwp == RrwpPlan(21, True, "grit") and ckgconv.rrwp == RrwpPlan(21, True, "ckgconv")
-    assert grit.clip_grad_norm == ckgconv.clip_grad_norm == 1.0
-
-
-def test_a_scale_replaces_recipe_values_and_warm_up_moves_the_checkpoint_rule_too() -> None:
-    scale = NeuralScale(hidden=16, heads=2, layers=2, max_epochs=8, warmup_epochs=2, rrwp_steps=8)
-    grit = neural_recipe("grit", RECIPES["grit"], scale, micro_batches=2)
-    assert (grit.model_config.hidden, grit.model_config.heads, grit.model_config.layers) == (16, 2, 2)
-    assert grit.model_config.attn_dropout == 0.2 and grit.rrwp.steps == grit.model_config.rrwp_steps == 8
-    assert (grit.max_epochs, grit.schedule.warmup_epochs, grit.checkpoint_warmup, grit.micro_batches) == (8, 2, 2, 2)
-    curve = [0.1, 0.2, 0.3, 0.25, 0.28, 0.3, 0.29, 0.27]
-    assert released(curve, grit.checkpoint_warmup) == 2
-    with pytest.raises(ValueError, match="one channel per head"):
-        neural_recipe("ckgconv", RECIPES["ckgconv"], NeuralScale(heads=2))
+# ---- models -----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", list(MODEL_CONFIGS))
+def test_a_recipe_builds_its_model_with_its_config(model: str) -> None:
+    assert set(MODELS) == set(MODEL_CONFIGS)
+    scale = NeuralScale(hidden=8, layers=1)
+    recipe = neural_recipe(model, RECIPES[model], scale)
+    built = build_model(recipe)
+    assert isinstance(built, MODELS[model]) and built.config == recipe.model_config
+    assert isinstance(recipe.model_config, MODEL_CONFIGS[model])
 
 
 # ---- a tiny run end to end --------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from graphaudit.common.atomic import write_json
 from graphaudit.common.rule import RuleContext
 from graphaudit.pattern import neural_tables as nt
 from graphaudit.pattern.dense import DenseGraphs, Truth, pack_graphs
-from graphaudit.pattern.neural import load_recipes, neural_recipe
+from graphaudit.pattern.neural_plan import load_recipes, neural_recipe
 from graphaudit.pattern.planted.scoring import PATTERN_BLIND, table3_rows
 from graphaudit.pattern.shards import write_shard
 from graphaudit.report.claims import evaluate_files

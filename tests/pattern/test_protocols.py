@@ -11,31 +11,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from safetensors.torch import load_file
 
 from graphaudit.common.records import read_records
 from graphaudit.common.rule import RuleContext
-from graphaudit.common.settings import SettingsError, load_settings
+from graphaudit.common.settings import load_settings
 from graphaudit.nn.rrwp import rrwp
 from graphaudit.pattern import round_trip
 from graphaudit.pattern.dense import DenseGraphs, Truth, pack_graphs
 from graphaudit.pattern.neural import (
-    NEURAL_SETS,
-    RrwpPlan,
     edge_index_of,
-    fresh_sizes,
     graph_data,
-    graph_file,
-    load_recipes,
-    neural_graphs,
     neural_labels,
-    neural_recipe,
     pattern_neural_rrwp,
     pattern_neural_train,
     protocol_orders,
+)
+from graphaudit.pattern.neural_plan import (
+    NEURAL_SETS,
+    RrwpPlan,
+    graph_file,
+    load_recipes,
+    neural_graphs,
+    neural_recipe,
     rrwp_files,
 )
 from graphaudit.pattern.planted.generator import PatternLaw, distinct_fresh_splits, law_for
@@ -45,11 +45,8 @@ from graphaudit.pattern.planted.tasks import generate, library
 from graphaudit.pattern.protocols import (
     SIZE_GROUPS,
     allocate,
-    check_protocols,
     draw_held_out,
-    held_out_file,
     kept_graphs,
-    neural_runs,
     pattern_neural_fresh_splits,
     pattern_neural_held_out,
     size_group,
@@ -62,14 +59,7 @@ from graphaudit.pattern.round_trip import (
     same_inputs,
     take_apart,
 )
-from graphaudit.pattern.settings import (
-    FreshSplits,
-    NeuralScale,
-    NeuralSettings,
-    NeuralShards,
-    PatternSettings,
-    Selection,
-)
+from graphaudit.pattern.settings import FreshSplits, NeuralScale, NeuralShards, Selection
 from graphaudit.stats.classification import class_weighted_accuracy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -295,46 +285,6 @@ def test_fresh_training_splits_are_deterministic(data: Path, tmp_path: Path) -> 
     )
     for name in ("fresh_train", "fresh_val"):
         assert Path(outputs[name]).read_bytes() == (data / f"{name}.npz").read_bytes()
-
-
-# ---- settings -----------------------------------------------------------------------------------------------------
-def _pattern_settings(**neural: object) -> PatternSettings:
-    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())["pattern"]
-    config["neural"] |= neural
-    return load_settings(PatternSettings, config)
-
-
-def test_each_protocol_trains_its_models_with_every_seed() -> None:
-    settings = _pattern_settings().neural
-    assert isinstance(settings, NeuralSettings)
-    assert neural_runs(settings) == [
-        ("released", "ckgconv", 0),
-        ("released", "ckgconv", 1),
-        ("released", "grit", 0),
-        ("released", "grit", 1),
-        ("held_out", "ckgconv", 0),
-        ("held_out", "ckgconv", 1),
-        ("fresh_trained", "ckgconv", 0),
-        ("fresh_trained", "ckgconv", 1),
-    ]
-    only_grit = _pattern_settings(models=["grit"]).neural
-    assert {p for p, _, _ in neural_runs(only_grit)} == {"released"}
-
-
-def test_a_held_out_count_of_the_whole_library_is_refused() -> None:
-    with pytest.raises(SettingsError, match="fewer than the 100"):
-        check_protocols(_pattern_settings(held_out={"patterns": 100}))
-    check_protocols(_pattern_settings(held_out={"patterns": 100}, protocols=["released"]))
-
-
-def test_only_the_jobs_that_read_the_fresh_splits_get_their_sizes_and_held_out_jobs_their_files() -> None:
-    config = {"fresh_splits": {"train": 5, "val": 2}}
-    sizes = {"train": 5, "val": 2}
-    assert fresh_sizes(config, set_name="fresh_val") == fresh_sizes(config, protocol="fresh_trained") == sizes
-    assert fresh_sizes(config, set_name="val") is None and fresh_sizes(config, protocol="held_out") is None
-    files = held_out_file("out/held_out", "graphs")
-    assert files(_Wildcards(protocol="held_out")) == "out/held_out/graphs.csv"
-    assert files(_Wildcards(protocol="released")) == files(_Wildcards(protocol="fresh_trained")) == []
 
 
 # ---- round trip pieces ------------------------------------------------------------------------------------------

@@ -5,11 +5,11 @@
 # (results/glad/typed/replay/) and gives Tables 3, 15-18. Reads GLAD, GLAD_CONFIG, GLAD_DEEP_CONFIG and the part 1-3
 # aggregates from glad.smk and glad_deep.smk (the root Snakefile includes those first); ends with the study target.
 import graphaudit.glad.layout as glad_layout
+import graphaudit.glad.molswap_designs as glad_molswap
 from graphaudit.common.settings import config_slice
 from graphaudit.common.workflow import gpus_for
-from graphaudit.glad import molswap as glad_molswap
+from graphaudit.glad.molswap_designs import molswap_sets, validated_types
 from graphaudit.glad.settings import TrainingSettings
-from graphaudit.glad.typed import molswap_sets, validated_types
 
 GLAD_TYPED = GLAD.typed
 GLAD_GX_SEEDS = GLAD_TYPED.gx.seeds

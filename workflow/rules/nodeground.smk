@@ -2,10 +2,10 @@
 # nodeground.records (<records>/{method}/{dataset}/{split}/p{k}.parquet, written by part 1's searches) and
 # builds endpoints, cohorts, every table, figure and check; no records give empty tables and NOT RUN claims.
 from graphaudit.common.workflow import gpus_for
-from graphaudit.nodeground.train_tasks import search_plan
+from graphaudit.nodeground.plan import search_plan
 
 NG = config["nodeground"]
-NG_PLAN = search_plan(NG)  # the whole section as typed settings, every searched method checked against its class
+NG_PLAN = search_plan(NG)  # the whole section as typed settings, the methods checked (user methods against their class)
 NG_OUT = "results/nodeground"
 NG_COHORTS = f"{NG_OUT}/cohorts.parquet"
 NG_TABLES = f"{NG_OUT}/tables"
@@ -126,7 +126,7 @@ rule nodeground_search:
 # artifact (config/nodeground/gfms.yaml: sha256 checked, pickles loaded through an allow-list) adapts with the
 # backbone frozen and writes one record (trial 1) at the same path as a search; a GFM without an adapter or an
 # artifact, or a dataset no source provided, writes status=unavailable with the reason (missing cells for part 2).
-from graphaudit.nodeground.gfm.gfm_trials import gfm_run, gfm_wildcard
+from graphaudit.nodeground.plan import gfm_run, gfm_wildcard
 
 NG_GFMS = gfm_run(NG["gfm"], NG["gfms"])  # checked here: each in the registry and in nodeground.gfms
 NG_RECORD_FILES = NG_RECORD_FILES + NG_PLAN.record_files(tuple(NG_GFMS))

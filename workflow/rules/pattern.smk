@@ -3,7 +3,7 @@
 # -> results/pattern/tables/<name>.csv. Each rule's params carry only the config keys its function reads.
 from graphaudit.common.settings import config_slice
 from graphaudit.common.settings import load_settings
-from graphaudit.pattern.planted.scoring import n_check_shards, n_shards
+from graphaudit.pattern.plan import n_check_shards, n_shards
 from graphaudit.pattern.settings import (
     BlindChains,
     GeneratorLaw,

@@ -2,8 +2,7 @@
 # pattern.smk (the Snakefile includes both), whose PATTERN settings it uses; the study's target is in
 # pattern_neural_tables.smk.
 from graphaudit.common.settings import config_slice
-from graphaudit.pattern.cluster.tasks import n_cluster_shards
-from graphaudit.pattern.minesweeper.tasks import strip_parts
+from graphaudit.pattern.plan import n_cluster_shards, strip_parts
 from graphaudit.pattern.settings import StripChain
 from graphaudit.pattern.shards import shard_paths
 

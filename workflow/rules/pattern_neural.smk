@@ -7,17 +7,19 @@
 # pattern_neural_held_out, the fresh_trained protocol the splits of pattern_neural_fresh_splits.
 from graphaudit.common.settings import config_slice
 from graphaudit.common.workflow import gpus_for
-from graphaudit.pattern.neural import (
+from graphaudit.pattern.neural_plan import (
     FRESH_SETS,
     NEURAL_SETS,
+    check_protocols,
     evaluated_sets,
     fresh_sizes,
     graph_file,
+    held_out_file,
     load_recipes,
+    neural_runs,
     rrwp_files,
     rrwp_plans,
 )
-from graphaudit.pattern.protocols import check_protocols, held_out_file, neural_runs
 from graphaudit.pattern.settings import GeneratorLaw, NeuralRun, NeuralShards
 
 NEURAL = PATTERN.neural

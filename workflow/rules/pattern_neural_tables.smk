@@ -4,8 +4,7 @@
 # predictors' (a protocol that is not run leaves no rows); Tables 1 and 5 quote the paper and describe the generators;
 # byo_pattern scores a user's own predictions folder (pattern.byo) by the same rules. This file also defines the
 # study's aggregate target `pattern` (parts 1-3).
-from graphaudit.pattern.neural_tables import byo_inputs
-from graphaudit.pattern.protocols import neural_runs
+from graphaudit.pattern.neural_plan import byo_inputs, neural_runs
 from graphaudit.pattern.settings import Generation
 
 NEURAL_RUN_FOLDERS = [f"{NEURAL_OUT}/{protocol}/{model}/seed{seed}" for protocol, model, seed in neural_runs(NEURAL)]

@@ -31,6 +31,7 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad import molswap as ms
+from graphaudit.glad.molswap_designs import K
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ def renumbered(molecule: ms.Molecule, rng: np.random.Generator) -> ms.Molecule:
     return ms.Molecule.build(labels, [(int(order[u]), int(order[v])) for u, v in molecule.edges])
 
 
-def candidates(data: ms.MolSwapData, family: str, k: ms.K, seed: int, parents: int) -> list[Candidate]:
+def candidates(data: ms.MolSwapData, family: str, k: K, seed: int, parents: int) -> list[Candidate]:
     """The generator's attempts on the seed's P0 parents (the first ``parents``): per parent, up to
     :data:`~graphaudit.glad.molswap.EDIT_ATTEMPTS` eligible sites in a seeded random order, each extended to ``k``
     swaps (all of them, not only up to the first accepted one); then two controls that must be rejected, the parent

@@ -29,11 +29,12 @@ from graphaudit.data.fetch import load_verified
 from graphaudit.data.registry import get_spec
 from graphaudit.nn.loop import Caps
 from graphaudit.nn.node.base import RESERVED, node_loss, output_dim
+from graphaudit.nodeground.plan import MethodSpec, check_method, load_methods
 from graphaudit.nodeground.preprocess import from_graphset
 from graphaudit.nodeground.records import record_path
-from graphaudit.nodeground.search import MethodSpec, SearchKeys, SearchState, check_method, run_search
+from graphaudit.nodeground.search import SearchKeys, SearchState, run_search
 from graphaudit.nodeground.splits import make_splits
-from graphaudit.nodeground.train_tasks import load_methods, write_search
+from graphaudit.nodeground.train_tasks import write_search
 from graphaudit.nodeground.trials import SearchData, TrialRunner, TrialSettings
 from graphaudit.report.tables import write_table
 

@@ -24,7 +24,8 @@ from graphaudit.bench.timing import best_time, write_bench
 from graphaudit.common.rule import RuleContext
 from graphaudit.nn.rrwp import Rrwp, rrwp, rrwp_batch
 from graphaudit.pattern.dense import DenseGraphs
-from graphaudit.pattern.neural import RrwpPlan, edge_index_of, graph_data, load_recipes, neural_recipe
+from graphaudit.pattern.neural import build_model, edge_index_of, graph_data
+from graphaudit.pattern.neural_plan import RrwpPlan, load_recipes, neural_recipe
 from graphaudit.pattern.settings import NeuralScale
 
 log = logging.getLogger(__name__)
@@ -110,7 +111,7 @@ def training_row(model: str, recipe_source: dict, train: DenseGraphs, count: int
         for g in range(min(count, train.num_graphs))
     ]
     config = recipe.train_config(0, 0, "cpu", math.inf)
-    ours_s = best_time(lambda: train_pattern_model(recipe.build, data, {"val": data[:1]}, config), 1)
+    ours_s = best_time(lambda: train_pattern_model(lambda: build_model(recipe), data, {"val": data[:1]}, config), 1)
     rate = len(data) / ours_s
     log.info("training %s: %d graphs in %.1fs, %.2f graphs/s", model, len(data), ours_s, rate)
     return {

@@ -34,7 +34,7 @@ import pandas as pd
 
 from graphaudit.common.seeds import rng_for
 from graphaudit.glad import gx, typed
-from graphaudit.glad import molswap as ms
+from graphaudit.glad import molswap_designs as msd
 from graphaudit.glad.typed_sets import GX_F1, GX_F2, MS_V2, SIZE_CHANGING, SIZE_PRESERVING
 from graphaudit.stats.resampling import dataset_bootstrap, dataset_resamples
 
@@ -61,7 +61,7 @@ SCOPE_DROP = 25.0
 VERDICTS = ("confirmed", "refuted", "inconclusive", "partial")
 SCOPE_LIMITED, SCOPE_NOT_LIMITED = "limited to size-preserving changes", "not limited"
 GX_TYPES = tuple(gx.ANOMALY_TYPES)
-MS_TYPES = tuple(ms.FINAL_TYPES)
+MS_TYPES = tuple(msd.FINAL_TYPES)
 CELL_KEYS = ["detector", "typed_set", "generator", "encoding", "type", "variant"]
 CONTROL_COLUMNS = {
     typed.SIZE_ONLY: "size_only",
@@ -130,7 +130,7 @@ def view(
 
 def valid_types(table14: pd.DataFrame) -> dict[str, list[str]]:
     """The valid, not confounded size-preserving types per generator (Table 14's role ``decision``)."""
-    valid: dict[str, list[str]] = {typed.GX: [], typed.MS_V2: []}
+    valid: dict[str, list[str]] = {typed.GX: [], msd.MS_V2: []}
     if not len(table14):
         return valid
     rows = table14[(table14["variant"] == SIZE_PRESERVING) & (table14["role"] == "decision")]
@@ -176,7 +176,7 @@ def count_blind(
 ) -> BlindCounts:
     """Blind pairs of ``detectors`` over the ``valid`` types (generator -> types); a pair needs a finite mean. A
     detector is blind on most MS-v2 types when blind on more than half of the valid ones."""
-    ms_types = list(valid.get(typed.MS_V2, []))
+    ms_types = list(valid.get(msd.MS_V2, []))
     pairs = blind = ms_pairs = ms_blind = most = 0
     for detector in detectors:
         detector_ms_blind = 0
@@ -187,7 +187,7 @@ def count_blind(
                     continue
                 pairs += 1
                 blind += is_blind(mean, threshold)
-                if generator == typed.MS_V2:
+                if generator == msd.MS_V2:
                     ms_pairs += 1
                     ms_blind += is_blind(mean, threshold)
                     detector_ms_blind += is_blind(mean, threshold)
@@ -255,7 +255,7 @@ def _decision_row(
         "detectors": counts.detectors,
         "missing": ", ".join(d for d in group if d not in present),
         "valid_gx": ", ".join(valid.get(typed.GX, [])),
-        "valid_ms": ", ".join(valid.get(typed.MS_V2, [])),
+        "valid_ms": ", ".join(valid.get(msd.MS_V2, [])),
         "pairs": counts.pairs,
         "blind_pairs": counts.blind_pairs,
         "blind_share": counts.blind_share,
@@ -292,7 +292,7 @@ def table17_frame(cells: pd.DataFrame, table14: pd.DataFrame, threshold: float =
         means = view(cells, SIZE_PRESERVING, constant=ablated)
         label = f"confirmatory, constant x_s ({', '.join(ablated)})"
         rows.append(_decision_row(label, "ablation (post hoc)", CONFIRMATORY, confirmatory, means, valid, threshold))
-    ms_only = {typed.MS_V2: valid.get(typed.MS_V2, [])}
+    ms_only = {msd.MS_V2: valid.get(msd.MS_V2, [])}
     changed = _decision_row(
         "confirmatory, size-changing MS-v2",
         "scope test",

@@ -13,8 +13,8 @@ from graphaudit.data.code import code_available, get_code_spec
 from graphaudit.data.fetch import FetchOptions
 from graphaudit.glad.catalogue import backend_of, load_catalogue, uses_ubgold
 from graphaudit.glad.datasets import source_datasets
-from graphaudit.glad.molswap import DATASET as MOLSWAP_DATASET
-from graphaudit.glad.molswap import FINAL_TYPES
+from graphaudit.glad.molswap_designs import DATASET as MOLSWAP_DATASET
+from graphaudit.glad.molswap_designs import FINAL_TYPES
 from graphaudit.glad.settings import GladSettings, check_detectors
 from graphaudit.nn.ubgold import CODE_NAME as UBGOLD_CODE
 
@@ -136,7 +136,7 @@ def per_seed(pattern: str, seeds: Iterable[int]) -> list[str]:
 
 
 def candidate_wildcards(candidate: Any) -> dict[str, str]:
-    """The path wildcards of a MolSwap candidate (:class:`graphaudit.glad.molswap.Candidate`)."""
+    """The path wildcards of a MolSwap candidate (:class:`graphaudit.glad.molswap_designs.Candidate`)."""
     return {"pool": candidate.pool, "family": candidate.family, "k": str(candidate.k)}
 
 

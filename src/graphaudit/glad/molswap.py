@@ -47,9 +47,9 @@ independently. A size-changing variant joins the anomaly and an unchanged donor 
   so a parent's edit does not depend on the others.
 - Donors: the seed's other parents with :data:`DONOR_GROWTH` (20-100% more nodes), tried in a random order;
   the joining edge is uniform over the atom pairs whose degrees stay in the support.
-- The 26 candidates: iteration 1 is A-D with k in {1, 2, all} on P0 and k in {1, 2} on P56 (20), iteration
-  2 is E and F with k in {1, 2, all} on P0 (6). Priority order A-F; a tie between pools goes to P0.
-- v1: v1-MS1 = A, v1-MS2 = D, v1-MS3 = S, each with k = 1 on P0.
+
+The designs (families, pools, the 26 candidates, the final MS-v2 and the v1 types) are
+:mod:`graphaudit.glad.molswap_designs`, which the workflow reads at parse time without this module's graph stack.
 """
 
 from __future__ import annotations
@@ -64,20 +64,13 @@ import numpy as np
 
 from graphaudit.common.seeds import rng_for
 from graphaudit.data.graphset import GraphSet
+from graphaudit.glad.molswap_designs import CHAIN_STAR, DATASET, FAMILIES, POOLS, Candidate, K
 from graphaudit.glad.protocol import mapped_labels
 from graphaudit.graphs.canon import edge_list_key
 from graphaudit.graphs.rings import sssr
 
 Edge = tuple[int, int]
-K = int | str
 
-DATASET = "NCI1"
-FAMILIES = ("A", "B", "C", "D", "E", "F")
-"""The MS-v2 candidate families, also their priority order for MS1-MS3."""
-CHAIN_STAR = "S"
-"""v1-MS3's family (not an MS-v2 candidate)."""
-K_CHOICES: tuple[K, ...] = (1, 2, "all")
-POOLS = ("P0", "P56")
 SEEDS = tuple(range(5))
 EDIT_ATTEMPTS = 8
 DONOR_GROWTH = (0.2, 1.0)
@@ -474,38 +467,7 @@ def edit_parent(
     return reason
 
 
-# ---- candidates, anomalies and typed sets ------------------------------------------------------------------
-@dataclass(frozen=True)
-class Candidate:
-    """One design: a family with up to k swaps per parent on a pool."""
-
-    family: str
-    k: K
-    pool: str = "P0"
-
-    @property
-    def name(self) -> str:
-        return f"{self.family}/k{self.k}/{self.pool}"
-
-    @property
-    def k_rank(self) -> int:
-        """1 < 2 < all."""
-        return K_CHOICES.index(self.k)
-
-
-ITERATION_1_P56_K: tuple[K, ...] = (1, 2)
-ITERATION_1 = tuple(Candidate(f, k, "P0") for f in "ABCD" for k in K_CHOICES) + tuple(
-    Candidate(f, k, "P56") for f in "ABCD" for k in ITERATION_1_P56_K
-)
-ITERATION_2 = tuple(Candidate(f, k, "P0") for f in "EF" for k in K_CHOICES)
-CANDIDATES = ITERATION_1 + ITERATION_2
-"""Table 13's 26 design candidates."""
-FINAL_TYPES = {"MS1": Candidate("C", 1), "MS2": Candidate("D", 2), "MS3": Candidate("F", 1)}
-"""The frozen MS-v2 types (the selection rule's outcome in the paper)."""
-V1_TYPES = {"v1-MS1": Candidate("A", 1), "v1-MS2": Candidate("D", 1), "v1-MS3": Candidate(CHAIN_STAR, 1)}
-"""MolSwap v1 (retired, Table 12)."""
-
-
+# ---- anomalies and typed sets ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Anomaly:
     """A size-preserving anomaly: its parent's graph id, the swaps in order, and the edited molecule."""

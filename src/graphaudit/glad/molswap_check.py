@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from graphaudit.glad.molswap import CHAIN_STAR, DONOR_GROWTH, RELOCATED_RING_SIZES, Molecule, Swap
+from graphaudit.glad.molswap import DONOR_GROWTH, RELOCATED_RING_SIZES, Molecule, Swap
+from graphaudit.glad.molswap_designs import CHAIN_STAR
 
 RANDOM_SWAPS = 400
 SHRUNK_RING_SIZE = {"A": 5, "C": 4, "F": 3}

@@ -37,6 +37,7 @@ from graphaudit.data.graphset import GraphSet, concat_graphsets
 from graphaudit.glad import gx, references
 from graphaudit.glad import molswap as ms
 from graphaudit.glad import molswap_check as mc
+from graphaudit.glad import molswap_designs as msd
 from graphaudit.glad.datasets import node_colours
 from graphaudit.graphs.graphlets import graphlet_counts
 from graphaudit.stats.metrics import auroc
@@ -45,7 +46,7 @@ SIZE_ONLY, GRAPHLET_LW, EDGE_LABEL_PAIR_LW = "Size only", "Graphlet count + LW",
 CONTROLS = (SIZE_ONLY, GRAPHLET_LW, EDGE_LABEL_PAIR_LW)
 SIZE_PRESERVING, SIZE_CHANGING, PARENTS = "size_preserving", "size_changing", "parents"
 VARIANTS = (SIZE_PRESERVING, SIZE_CHANGING, PARENTS)
-GX, MOLSWAP, MS_V2, V1 = "GX", "MolSwap", "MS-v2", "v1"
+GX, MOLSWAP = "GX", "MolSwap"
 CONTROL_COLUMNS = ["generator", "set", "seed", "variant", "control", "auroc", "n_normals", "n_scored", "swaps"]
 FAMILY_EDITS = {
     "A": "6-ring -> 5-ring + pendant",
@@ -54,35 +55,9 @@ FAMILY_EDITS = {
     "D": "ring relocation into an acyclic part",
     "E": "fused junction -> spiro",
     "F": "6-ring -> 3-ring + chain",
-    ms.CHAIN_STAR: "linear 4-atom chain -> star",
+    msd.CHAIN_STAR: "linear 4-atom chain -> star",
 }
 VERDICTS = ("valid", "not valid", "confounded", "no anomalies")
-
-
-# ---- candidates by name ------------------------------------------------------------------------------------
-def candidate_named(name: str) -> ms.Candidate:
-    """The candidate of :attr:`Candidate.name` (``"C/k1/P0"``)."""
-    family, k, pool = name.split("/")
-    if not k.startswith("k"):
-        raise ValueError(f"{name!r} is not a candidate name like 'C/k1/P0'")
-    return candidate_of(family, k[1:], pool)
-
-
-def candidate_of(family: str, k: str, pool: str) -> ms.Candidate:
-    """The candidate of path wildcards (``k`` as written in a path: ``1``, ``2`` or ``all``)."""
-    return ms.Candidate(family, int(k) if k.isdigit() else k, pool)
-
-
-def molswap_sets() -> tuple[ms.Candidate, ...]:
-    """Every MolSwap set the workflow generates: Table 13's 26 candidates, then the v1 types that are none of them
-    (v1-MS1 is A/k1 and v1-MS2 D/k1 on P0; v1-MS3, the chain-to-star edit, is not a candidate)."""
-    extra = tuple(c for c in ms.V1_TYPES.values() if c not in ms.CANDIDATES)
-    return ms.CANDIDATES + extra
-
-
-def validated_types() -> list[tuple[str, str, ms.Candidate]]:
-    """(group, type, candidate) of every type the validation checks: MS-v2's final types, then v1's."""
-    return [(MS_V2, n, c) for n, c in ms.FINAL_TYPES.items()] + [(V1, n, c) for n, c in ms.V1_TYPES.items()]
 
 
 # ---- controls ----------------------------------------------------------------------------------------------
@@ -272,7 +247,7 @@ def v1_table(controls: pd.DataFrame) -> pd.DataFrame:
     computed verdict (the paper: none valid, so v1 was retired)."""
     sets = _by_set(controls)
     rows = []
-    for name, candidate in ms.V1_TYPES.items():
+    for name, candidate in msd.V1_TYPES.items():
         if candidate.name not in sets:
             continue
         kept = profile(sets[candidate.name])
@@ -302,16 +277,16 @@ def design_table(controls: pd.DataFrame) -> pd.DataFrame:
     selection rule (:func:`~graphaudit.glad.molswap.select_types`) gives each on these scores (``selected_as``)
     and the frozen final types (``frozen_as``), so a regeneration that moves the choice shows it."""
     sets = _by_set(controls)
-    present = [c for c in ms.CANDIDATES if c.name in sets]
+    present = [c for c in msd.CANDIDATES if c.name in sets]
     scores = {c: control_scores_of(sets[c.name]) for c in present}
     selected = {c: name for name, c in ms.select_types(scores).items()}
-    frozen = {c: name for name, c in ms.FINAL_TYPES.items()}
+    frozen = {c: name for name, c in msd.FINAL_TYPES.items()}
     rows = []
     for candidate in present:
         kept, changed = profile(sets[candidate.name]), profile(sets[candidate.name], SIZE_CHANGING)
         row = {
             "candidate": candidate.name,
-            "iteration": 1 if candidate in ms.ITERATION_1 else 2,
+            "iteration": 1 if candidate in msd.ITERATION_1 else 2,
             "family": candidate.family,
             "edit": FAMILY_EDITS[candidate.family],
             "k": str(candidate.k),
@@ -369,22 +344,22 @@ def _validity_row(generator: str, name: str, candidate: str, variant: str, kept:
 
 def validity_table(gx: pd.DataFrame, molswap: pd.DataFrame) -> pd.DataFrame:
     """Table 14: the controls and computed verdict of every final type: GX T1a, T3a, T3b, then MS1-MS3 of MS-v2
-    (:data:`~graphaudit.glad.molswap.FINAL_TYPES`) size-preserving and size-changing, then one row ``MS1-MS3``
+    (:data:`~graphaudit.glad.molswap_designs.FINAL_TYPES`) size-preserving and size-changing, then one row ``MS1-MS3``
     whose ``size_only_min`` / ``size_only_max`` are the smallest and largest of the three size-changing means (the
     paper's 67.4-72.2). Either frame may be empty (MolSwap off: GX rows only)."""
     rows = []
     for name, set_rows in (_by_set(gx) if len(gx) else {}).items():
         rows.append(_validity_row(GX, name, "", SIZE_PRESERVING, profile(set_rows)))
     sets = _by_set(molswap) if len(molswap) else {}
-    finals = [(name, c) for name, c in ms.FINAL_TYPES.items() if c.name in sets]
+    finals = [(name, c) for name, c in msd.FINAL_TYPES.items() if c.name in sets]
     for variant in (SIZE_PRESERVING, SIZE_CHANGING):
         for name, candidate in finals:
-            rows.append(_validity_row(MS_V2, name, candidate.name, variant, profile(sets[candidate.name], variant)))
-    changed = [r["size_only"] for r in rows if r["generator"] == MS_V2 and r["variant"] == SIZE_CHANGING]
+            rows.append(_validity_row(msd.MS_V2, name, candidate.name, variant, profile(sets[candidate.name], variant)))
+    changed = [r["size_only"] for r in rows if r["generator"] == msd.MS_V2 and r["variant"] == SIZE_CHANGING]
     if changed:
         rows.append(
             {
-                "generator": MS_V2,
+                "generator": msd.MS_V2,
                 "type": "-".join((finals[0][0], finals[-1][0])) if len(finals) > 1 else finals[0][0],
                 "variant": SIZE_CHANGING,
                 "candidate": "range over the types",
@@ -403,7 +378,7 @@ def pool_record(data: ms.MolSwapData, seeds: Iterable[int]) -> dict[str, Any]:
     support, the small-ring shares (E15) and the pre-registered rule's constants."""
     seeds = list(seeds)
     return {
-        "dataset": ms.DATASET,
+        "dataset": msd.DATASET,
         "normal_graphs": len(data.pools["P0"]) + len(data.excluded),
         "kept": len(data.pools["P0"]),
         "excluded": len(data.excluded),
@@ -419,7 +394,7 @@ def pool_record(data: ms.MolSwapData, seeds: Iterable[int]) -> dict[str, Any]:
                 for seed in seeds
                 for split in [data.split(pool, seed)]
             }
-            for pool in ms.POOLS
+            for pool in msd.POOLS
         },
         "support": sorted([list(pair) for pair in data.rules.support]),
         "ring_shares": {str(size): share for size, share in ms.smallest_ring_shares(data.molecules.values()).items()},
@@ -469,7 +444,7 @@ class SavedSet:
 
     group: str
     name: str
-    candidate: ms.Candidate
+    candidate: msd.Candidate
     seed: int
     anomalies: list[ms.Molecule]
     size_changing: list[ms.Molecule]
@@ -580,7 +555,7 @@ def cross_rows(saved: SavedSet, others: Iterable[SavedSet], data: ms.MolSwapData
 
 
 def random_swap_rows(
-    group: str, types: Mapping[str, ms.Candidate], data: ms.MolSwapData, rng: np.random.Generator
+    group: str, types: Mapping[str, msd.Candidate], data: ms.MolSwapData, rng: np.random.Generator
 ) -> list[dict]:
     """Negative control: each type's checker on :data:`~graphaudit.glad.molswap_check.RANDOM_SWAPS` random
     connectivity-keeping swaps of distinct normals. An accepted swap must be genuine (one of the generator's

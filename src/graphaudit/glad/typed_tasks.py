@@ -40,6 +40,7 @@ from graphaudit.common.seeds import rng_for
 from graphaudit.data.graphset import GraphSet
 from graphaudit.glad import gx, typed
 from graphaudit.glad import molswap as ms
+from graphaudit.glad import molswap_designs as msd
 from graphaudit.glad import typed_runs as tr
 from graphaudit.glad import typed_sets as ts
 from graphaudit.glad.catalogue import load_catalogue
@@ -51,7 +52,7 @@ from graphaudit.report.tables import write_table
 
 log = logging.getLogger(__name__)
 
-RANDOM_SWAP_SEED = ("glad", ms.DATASET, "molswap", "random-swaps")
+RANDOM_SWAP_SEED = ("glad", msd.DATASET, "molswap", "random-swaps")
 """Seed parts of the negative control's random swaps."""
 
 
@@ -116,8 +117,8 @@ def _molswap_data(ctx: RuleContext) -> ms.MolSwapData:
     return data
 
 
-def _candidate(ctx: RuleContext) -> ms.Candidate:
-    return typed.candidate_of(ctx.wildcards["family"], ctx.wildcards["k"], ctx.wildcards["pool"])
+def _candidate(ctx: RuleContext) -> msd.Candidate:
+    return msd.candidate_of(ctx.wildcards["family"], ctx.wildcards["k"], ctx.wildcards["pool"])
 
 
 def molswap_pool(ctx: RuleContext) -> None:
@@ -177,7 +178,7 @@ def validate_molswap(ctx: RuleContext) -> None:
     keys = [(group, name, candidate, seed) for group, name, candidate in types for seed in seeds]
     saved = []
     for (group, name, candidate_name, seed), (anomalies, changed, records) in zip(keys, files, strict=True):
-        candidate = typed.candidate_named(candidate_name)
+        candidate = msd.candidate_named(candidate_name)
         saved.append(
             typed.SavedSet(
                 group=group,
@@ -195,7 +196,7 @@ def validate_molswap(ctx: RuleContext) -> None:
         others = [o for o in saved if o.group == item.group and o.seed == item.seed and o.name != item.name]
         rows += typed.cross_rows(item, others, data)
     for group in dict.fromkeys(g for g, _, _ in types):
-        members = {name: typed.candidate_named(c) for g, name, c in types if g == group}
+        members = {name: msd.candidate_named(c) for g, name, c in types if g == group}
         rows += typed.random_swap_rows(group, members, data, rng_for(*RANDOM_SWAP_SEED))
     failing = [r for r in rows if not r["passed"]]
     log.info("validation: %d checks, %d not passed", len(rows), len(failing))
@@ -205,12 +206,13 @@ def validate_molswap(ctx: RuleContext) -> None:
 # ---- typed evaluation (spec 4.16) ----------------------------------------------------------------------------
 def _typed_run(ctx: RuleContext, typed_set: str, seed: int) -> tr.TypedRun:
     """The run's graphs: a GX seed (inputs ``graphs``, ``folds``) or an MS-v2 seed (inputs ``graphset``, ``pool``,
-    ``anomalies`` and ``size_changing`` per final type in :data:`~graphaudit.glad.molswap.FINAL_TYPES` order)."""
+    ``anomalies`` and ``size_changing`` per final type in :data:`~graphaudit.glad.molswap_designs.FINAL_TYPES`
+    order)."""
     if ts.GENERATORS[typed_set] == "GX":
         content = _json(ctx.input["folds"])
         return tr.gx_run(GraphSet.load(ctx.input["graphs"]), folds_from_json(content), content["types"])
     split = _json(ctx.input["pool"])["splits"][ts.MS_POOL][str(seed)]
-    files = zip(ms.FINAL_TYPES, ctx.input_list("anomalies"), ctx.input_list("size_changing"), strict=True)
+    files = zip(msd.FINAL_TYPES, ctx.input_list("anomalies"), ctx.input_list("size_changing"), strict=True)
     types = [tr.MolSwapType(name, GraphSet.load(a), GraphSet.load(s)) for name, a, s in files]
     return tr.molswap_run(GraphSet.load(ctx.input["graphset"]), split, types, seed, ctx.params["holdout_share"])
 

@@ -1,8 +1,8 @@
 """Torch / torch-geometric models and the resumable trainer that writes one record per evaluation point.
 
 The names below are loaded on first use (PEP 562): importing a torch-free submodule (:mod:`graphaudit.nn.packing`,
-:mod:`graphaudit.nn.ubgold`) must not load torch and torch-geometric, which the workflow's parse and the table rules
-never need (seconds per job)."""
+:mod:`graphaudit.nn.pattern_config`, :mod:`graphaudit.nn.ubgold`) must not load torch and torch-geometric, which the
+workflow's parse and the table rules never need (seconds per job)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 _EXPORTS = {
     "CKGConv": "ckgconv",
-    "CKGConvConfig": "ckgconv",
+    "CKGConvConfig": "pattern_config",
     "CVTGAD": "cvtgad",
     "CVTGADConfig": "cvtgad",
     "GLADC": "gladc",
@@ -23,7 +23,7 @@ _EXPORTS = {
     "GraphDE": "graphde",
     "GraphDEConfig": "graphde",
     "GRIT": "grit",
-    "GRITConfig": "grit",
+    "GRITConfig": "pattern_config",
     "OCGIN": "ocgin",
     "OCGINConfig": "ocgin",
     "OCGTL": "ocgtl",

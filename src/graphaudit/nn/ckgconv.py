@@ -35,41 +35,20 @@ in eval and training mode (dropout off), the gradients equal to 1e-8.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.data import Data
 from torch_geometric.utils import scatter
 
+from graphaudit.nn.pattern_config import CKGConvConfig
 from graphaudit.nn.rrwp import channel_counts
 from graphaudit.nn.rrwp_common import FullPairs, NodeHead, full_pairs
 
-__all__ = ["RELEASED_FROZEN_PARAMETERS", "CKGConv", "CKGConvConfig", "CKGConvLayer"]
+__all__ = ["RELEASED_FROZEN_PARAMETERS", "CKGConv", "CKGConvLayer"]
 
 RELEASED_FROZEN_PARAMETERS = 744
 """Frozen, inert parameters of the released PATTERN model that GraphGym counts and this one leaves out."""
-
-
-@dataclass(frozen=True)
-class CKGConvConfig:
-    """The released PATTERN model (``pattern-CKGConvMLP-BN-BS16.yaml``); ``out_dim`` 1 is GraphGym's single logit
-    for two classes. The hidden width is also the head count (one channel per head)."""
-
-    in_dim: int = 3
-    out_dim: int = 1
-    hidden: int = 64
-    layers: int = 10
-    dropout: float = 0.0
-    attn_dropout: float = 0.5
-    mlp_dropout: float = 0.2
-    mlp_blocks: int = 2
-    mlp_ratio: float = 1.0
-    ffn_ratio: int = 2
-    rrwp_steps: int = 21
-    affine_alpha: float = 0.1
-    post_mp_layers: int = 3
 
 
 def _trunc_normal(linear: nn.Linear) -> nn.Linear:
@@ -175,8 +154,9 @@ class CKGConv(nn.Module):
     """CKGConv on a (batch of) graph(s) carrying RRWP (:func:`graphaudit.nn.rrwp_common.attach_rrwp` of
     ``rrwp(..., steps=config.rrwp_steps, variant="ckgconv")``); ``forward`` gives (N, out_dim) node logits."""
 
-    def __init__(self, config: CKGConvConfig = CKGConvConfig()) -> None:
+    def __init__(self, config: CKGConvConfig | None = None) -> None:
         super().__init__()
+        config = config or CKGConvConfig()  # the released model
         self.config = config
         pair_channels, node_channels = channel_counts(config.rrwp_steps, add_identity=True, variant="ckgconv")
         self.node_encoder = nn.Linear(config.in_dim, config.hidden)

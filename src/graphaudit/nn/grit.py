@@ -33,39 +33,17 @@ more: the signed square root's slope is steep near 0 and the released code contr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.data import Data
 from torch_geometric.utils import scatter, softmax
 
+from graphaudit.nn.pattern_config import GRITConfig
 from graphaudit.nn.rrwp import channel_counts
 from graphaudit.nn.rrwp_common import NodeHead, full_pairs
 
-__all__ = ["GRIT", "GRITConfig", "GRITLayer"]
-
-
-@dataclass(frozen=True)
-class GRITConfig:
-    """The released PATTERN model (``configs/GRIT/pattern-GRIT-RRWP.yaml``); ``out_dim`` 1 is GraphGym's single
-    logit for two classes."""
-
-    in_dim: int = 3
-    out_dim: int = 1
-    hidden: int = 64
-    layers: int = 10
-    heads: int = 8
-    dropout: float = 0.0
-    attn_dropout: float = 0.2
-    clamp: float = 5.0
-    rrwp_steps: int = 21
-    post_mp_layers: int = 3
-
-    def __post_init__(self) -> None:
-        if self.hidden % self.heads:
-            raise ValueError(f"hidden {self.hidden} is not a multiple of heads {self.heads}")
+__all__ = ["GRIT", "GRITLayer"]
 
 
 def _signed_sqrt(x: Tensor) -> Tensor:
@@ -133,8 +111,9 @@ class GRIT(nn.Module):
     """GRIT on a (batch of) graph(s) carrying RRWP (:func:`graphaudit.nn.rrwp_common.attach_rrwp` of
     ``rrwp(..., steps=config.rrwp_steps, variant="grit")``); ``forward`` gives (N, out_dim) node logits."""
 
-    def __init__(self, config: GRITConfig = GRITConfig()) -> None:
+    def __init__(self, config: GRITConfig | None = None) -> None:
         super().__init__()
+        config = config or GRITConfig()  # the released model
         self.config = config
         pair_channels, node_channels = channel_counts(config.rrwp_steps, add_identity=True, variant="grit")
         self.node_encoder = nn.Linear(config.in_dim, config.hidden)

@@ -4,8 +4,9 @@ the GraphGPS training loop that both released code bases ship runs it (``train/c
 
 **An epoch** (epochs count from zero, as the released logs and the paper's Table 12 do):
 
-* the learning rate of the epoch is set from the recipe's schedule (:class:`Schedule`, a pure function of the
-  epoch: GRIT's ``cosine_with_warmup`` or CKGConv's ``timm_cosine_with_warmup``, value for value);
+* the learning rate of the epoch is set from the recipe's schedule (:class:`~graphaudit.nn.pattern_config.Schedule`,
+  a pure function of the epoch: GRIT's ``cosine_with_warmup`` or CKGConv's ``timm_cosine_with_warmup``, value for
+  value);
 * the training graphs are shuffled by the run's own loader generator and cut into batches of ``batch_size``
   graphs (the last one shorter, as PyG's ``DataLoader``); each batch is one AdamW step on
   :func:`~graphaudit.nn.rrwp_common.weighted_cross_entropy` (class weights from the batch's labels), gradients
@@ -43,13 +44,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import torch
@@ -65,6 +65,7 @@ from graphaudit.nn.loop import (
     seed_everything,
     source_digest,
 )
+from graphaudit.nn.pattern_config import PatternTrainConfig
 from graphaudit.nn.rrwp_common import weighted_cross_entropy
 from graphaudit.selection.curves import CURVE_RULES
 from graphaudit.selection.rules import NoEligiblePoint
@@ -72,9 +73,7 @@ from graphaudit.selection.rules import NoEligiblePoint
 __all__ = [
     "RELEASED_DIGITS",
     "PatternRunState",
-    "PatternTrainConfig",
     "PatternTrainResult",
-    "Schedule",
     "accuracy_sbm",
     "choose_epochs",
     "evaluate_set",
@@ -87,8 +86,6 @@ log = logging.getLogger(__name__)
 
 RELEASED_DIGITS = 5
 """``cfg.round`` of the released code: every logged metric is rounded to this many digits."""
-
-ScheduleName = Literal["cosine_with_warmup", "timm_cosine_with_warmup"]
 
 
 # ---- metric -----------------------------------------------------------------------------------------------------
@@ -118,103 +115,7 @@ def released_accuracy(targets: np.ndarray, probabilities: np.ndarray) -> float:
     return round(float(accuracy_sbm(targets, (np.asarray(probabilities) > 0.5).astype(np.int64))), RELEASED_DIGITS)
 
 
-# ---- learning-rate schedules ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Schedule:
-    """The learning rate of each epoch, as the released schedulers set it (both step once per epoch).
-
-    ``cosine_with_warmup`` (GRIT, ``grit/optimizer/extra_optimizers.py``; GraphGPS's is the same without
-    ``min_lr``): a ``LambdaLR`` whose factor is ``max(1e-6, e / warmup)`` during the warm-up, then
-    ``max(0, (1 + cos(2 pi num_cycles progress)) / 2)`` with ``progress = (e - warmup) / (max_epochs - warmup)``,
-    rescaled to ``[min_lr / base, 1]`` when ``min_lr > 0`` (``min_lr_mode: rescale``). ``transformers``'
-    ``get_cosine_schedule_with_warmup`` is this without the ``1e-6`` floor: it would train epoch 0 at rate 0.
-
-    ``timm_cosine_with_warmup`` (CKGConv, ``ckgconv/optimizer/timm_optimizers.py``): timm's ``CosineLRScheduler``
-    with ``t_initial = max_epochs - warmup``, ``warmup_prefix``, ``lr_min = min_lr``, ``warmup_lr_init`` and
-    ``cycle_limit``; the loop calls ``step(epoch=e + 1)`` after epoch ``e``, so epoch ``e >= 1`` trains at timm's
-    value for ``t = e`` and epoch 0 at the rate the constructor set (``warmup_lr_init``, or the base rate without a
-    warm-up).
-    """
-
-    name: ScheduleName
-    warmup_epochs: int
-    max_epochs: int
-    num_cycles: float = 0.5
-    min_lr: float = 0.0
-    warmup_lr_init: float = 0.0
-    cycle_limit: float = 1.0
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.warmup_epochs < self.max_epochs:
-            raise ValueError(
-                f"the warm-up ({self.warmup_epochs} epochs) must be shorter than the run ({self.max_epochs} epochs)"
-            )
-
-    def lr(self, epoch: int, base_lr: float) -> float:
-        """The learning rate of epoch ``epoch`` (from zero)."""
-        if self.name == "cosine_with_warmup":
-            return base_lr * self.factor(epoch, base_lr)
-        return self._timm(epoch, base_lr)
-
-    def factor(self, epoch: int, base_lr: float) -> float:
-        """GRIT's ``lr_lambda(epoch)``: the multiplier of the base rate (``cosine_with_warmup`` only)."""
-        warmup, total = self.warmup_epochs, self.max_epochs
-        if epoch < warmup:
-            return max(1e-6, float(epoch) / float(max(1, warmup)))
-        progress = float(epoch - warmup) / float(max(1, total - warmup))
-        value = max(0.0, 0.5 * (1.0 + math.cos(math.pi * float(self.num_cycles) * 2.0 * progress)))
-        if self.min_lr > 0.0:
-            value = (1 - self.min_lr / base_lr) * value + self.min_lr / base_lr
-        return value
-
-    def _timm(self, epoch: int, base_lr: float) -> float:
-        warmup = self.warmup_epochs
-        if epoch == 0:
-            return self.warmup_lr_init if warmup else base_lr
-        if epoch < warmup:
-            return self.warmup_lr_init + epoch * ((base_lr - self.warmup_lr_init) / warmup)
-        t = epoch - warmup
-        t_initial = self.max_epochs - warmup
-        cycle = t // t_initial
-        if cycle >= self.cycle_limit:
-            return self.min_lr
-        t_curr = t - t_initial * cycle
-        return self.min_lr + 0.5 * (base_lr - self.min_lr) * (1 + math.cos(math.pi * t_curr / t_initial))
-
-
-# ---- settings, state, result ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PatternTrainConfig:
-    """One run: the recipe's optimisation (AdamW, schedule, clipping, batches), the checkpoint rule's warm-up, the
-    seeds (``seed`` for the global RNGs, ``loader_seed`` for the data order), device and checkpoint interval."""
-
-    max_epochs: int
-    batch_size: int
-    lr: float
-    weight_decay: float
-    clip_grad_norm: float | None
-    schedule: Schedule
-    checkpoint_warmup: int
-    seed: int
-    loader_seed: int
-    micro_batches: int = 1
-    device: str = "cpu"
-    checkpoint_every_s: float = 300.0
-
-    def __post_init__(self) -> None:
-        if self.max_epochs < 1 or self.batch_size < 1 or self.micro_batches < 1:
-            raise ValueError(
-                f"max_epochs, batch_size and micro_batches must be at least 1, got {self.max_epochs}, "
-                f"{self.batch_size}, {self.micro_batches}"
-            )
-        if self.schedule.max_epochs != self.max_epochs:
-            raise ValueError(f"the schedule spans {self.schedule.max_epochs} epochs, the run {self.max_epochs}")
-
-    def rule_arguments(self, rule: str) -> dict[str, Any]:
-        """Keyword arguments of a curve rule beyond the curve (the released rule's warm-up)."""
-        return {"warmup": self.checkpoint_warmup} if rule == "released" else {}
-
-
+# ---- state, result ----------------------------------------------------------------------------------------------
 @dataclass
 class PatternRunState:
     """What a run accumulates: one record per epoch, and the probabilities of the epoch each curve rule picks so
@@ -282,12 +183,13 @@ def pattern_run_hash(
     model_cls: type, model_config: Mapping[str, Any], config: PatternTrainConfig, data_key: str
 ) -> str:
     """16 hex digits naming everything that defines a run's trajectory: the model class and its source (with this
-    module's and the loop's), the model's settings, the training settings (not the device or the checkpoint
-    interval) and ``data_key`` (the caller's name for the graphs and their order)."""
+    module's, the loop's and :mod:`graphaudit.nn.pattern_config`'s, where the schedule is), the model's settings, the
+    training settings (not the device or the checkpoint interval) and ``data_key`` (the caller's name for the graphs
+    and their order)."""
     settings = {k: v for k, v in asdict(config).items() if k not in ("device", "checkpoint_every_s")}
     content = {
         "model": f"{model_cls.__module__}:{model_cls.__qualname__}",
-        "code": source_digest(model_cls, sys.modules[__name__]),
+        "code": source_digest(model_cls, sys.modules[__name__], sys.modules[PatternTrainConfig.__module__]),
         "model_config": dict(model_config),
         "train": settings,
         "data": data_key,

@@ -22,9 +22,8 @@ from graphaudit.nn.node.base import RESERVED, NodeModel, output_dim
 from graphaudit.nn.node_trainer import NodeTrainConfig, train_node_classifier
 from graphaudit.nodeground.csbm import CSBMSpec, generate
 from graphaudit.nodeground.graph import NodeGraph
-from graphaudit.nodeground.search import MethodSpec, check_method
+from graphaudit.nodeground.plan import MethodSpec, check_method, load_methods
 from graphaudit.nodeground.splits import Splits, make_splits
-from graphaudit.nodeground.train_tasks import load_methods
 from graphaudit.nodeground.trials import SearchData
 
 __all__ = ["CSBM", "DEVICE_RNG", "SPLIT", "device_cases", "node_input"]

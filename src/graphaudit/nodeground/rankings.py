@@ -10,23 +10,22 @@ counts once) or 1 (``partition``). Mean rank and Mean Improvability average each
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from graphaudit.common.seeds import rng_for
+from graphaudit.nodeground.settings import EloSettings
 from graphaudit.stats.ratings import EloScale, bootstrap_ratings, bradley_terry, group_win_matrices, online_elo
 
 __all__ = [
     "ELO_COLUMNS",
     "METRIC_COLUMNS",
     "RANK_COLUMNS",
-    "EloSettings",
     "dataset_means",
     "elo_ratings",
+    "elo_scale",
     "mean_improvability",
     "metric_ranks",
     "positions",
@@ -68,28 +67,10 @@ ELO_COLUMNS = [
 RANK_COLUMNS = ["cohort", "split", "task", "metric", "method", "mean_rank", "position", "datasets"]
 
 
-@dataclass(frozen=True)
-class EloSettings:
-    """``nodeground.elo``: every Elo constant of spec 4.4 (the paper gives none): which fit is *the* rating
-    (``bt_mle`` or ``online``), the scale, dataset weighting, tie tolerance, ridge, bootstrap rounds and level,
-    K-factor and permutations of the online variant, and an optional anchor method (defaults: config.yaml)."""
-
-    fit: Literal["bt_mle", "online"]
-    scale: float
-    base: float
-    init: float
-    anchor: str | None
-    tie_eps: float
-    dataset_weight: Literal["equal", "partition"]
-    l2: float
-    bootstrap: int
-    level: float
-    k_factor: float
-    permutations: int
-
-    def scale_for(self, methods: list[str]) -> EloScale:
-        anchor = methods.index(self.anchor) if self.anchor in methods else None
-        return EloScale(scale=self.scale, base=self.base, init=self.init, anchor=anchor, l2=self.l2)
+def elo_scale(settings: EloSettings, methods: list[str]) -> EloScale:
+    """The rating scale of ``settings`` for ``methods`` (the anchor, if configured and ranked, by its index)."""
+    anchor = methods.index(settings.anchor) if settings.anchor in methods else None
+    return EloScale(scale=settings.scale, base=settings.base, init=settings.init, anchor=anchor, l2=settings.l2)
 
 
 def primary_column(frame: pd.DataFrame, primary: Mapping[str, str]) -> pd.Series:
@@ -142,7 +123,7 @@ def elo_ratings(frame: pd.DataFrame, values: pd.Series, settings: EloSettings, s
     """Elo of every ranked method of one cohort slice: BT point ratings, dataset-bootstrap median and
     percentile interval, and online Elo; ``elo`` is the configured fit's rating, ``position`` its place."""
     table, methods, groups, weights, datasets = unit_table(frame, values, settings.dataset_weight)
-    scale = settings.scale_for(methods)
+    scale = elo_scale(settings, methods)
     wins = group_win_matrices(table, groups, weights, settings.tie_eps)
     point = bradley_terry(wins.sum(axis=0), scale)
     rng = rng_for("nodeground", "elo", *seed_parts)

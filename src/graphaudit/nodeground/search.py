@@ -40,19 +40,15 @@ import pandas as pd
 from graphaudit.common.progress import Progress
 from graphaudit.common.records import append_record, read_records
 from graphaudit.nn.loop import CapExceeded
-from graphaudit.nn.node.base import RESERVED, resolve_method
 from graphaudit.nn.node_trainer import NonFiniteLoss
 from graphaudit.nodeground.endpoints import select_trials
+from graphaudit.nodeground.plan import DISTRIBUTIONS, MethodSpec, MethodSpecError
 from graphaudit.nodeground.records import KEYS, METRICS, STAGES
 
 __all__ = [
-    "DISTRIBUTIONS",
-    "MethodSpec",
-    "MethodSpecError",
     "ResampleLimitError",
     "SearchKeys",
     "SearchState",
-    "check_method",
     "failure_fields",
     "run_search",
     "sample_configurations",
@@ -64,7 +60,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DISTRIBUTIONS = ("choice", "uniform", "loguniform", "int")
 RESULT_FIELDS = (
     "epochs",
     "best_epoch",
@@ -79,80 +74,6 @@ RESULT_FIELDS = (
 
 class ResampleLimitError(RuntimeError):
     """``resample_limit`` draws in a row gave only configurations the search already holds."""
-
-
-class MethodSpecError(ValueError):
-    """A method entry (catalogue or user method) that does not fit its class or the space format."""
-
-
-@dataclass(frozen=True)
-class MethodSpec:
-    """One method as the search reads it: the class (registered name's class or a user's ``module:Class``),
-    its optimiser, every default hyperparameter (training keys ``lr``, ``weight_decay``, ``patience``
-    included) and its search space (key -> ``{distribution: [arguments]}``)."""
-
-    name: str
-    class_path: str
-    optimizer: str
-    defaults: dict[str, Any]
-    space: dict[str, dict[str, list[Any]]]
-
-    @classmethod
-    def from_entry(cls, name: str, entry: Mapping[str, Any]) -> MethodSpec:
-        """A catalogue entry (``class``, ``optimizer``, ``defaults``, ``space``; ``sources`` is documentation)."""
-        missing = sorted({"class", "optimizer", "defaults", "space"} - set(entry))
-        unknown = sorted(set(entry) - {"class", "optimizer", "defaults", "space", "sources"})
-        if missing or unknown:
-            raise MethodSpecError(f"method {name}: missing keys {missing}, unknown keys {unknown}")
-        return cls(
-            name=name,
-            class_path=str(entry["class"]),
-            optimizer=str(entry["optimizer"]),
-            defaults=dict(entry["defaults"]),
-            space={key: dict(dist) for key, dist in (entry["space"] or {}).items()},
-        )
-
-    def plain(self) -> dict[str, Any]:
-        """The entry as plain data (rule params, hashes)."""
-        return {"class": self.class_path, "optimizer": self.optimizer, "defaults": self.defaults, "space": self.space}
-
-
-def check_method(spec: MethodSpec) -> type:
-    """The spec's class, after checking that the defaults name exactly its hyperparameters plus the training
-    keys, that the space only varies known keys with known distributions, and that the optimiser agrees."""
-    model_cls = resolve_method(spec.class_path)
-    expected = set(model_cls.hyperparameters()) | set(RESERVED)
-    if set(spec.defaults) != expected:
-        raise MethodSpecError(
-            f"method {spec.name}: defaults must name {sorted(expected)} (the constructor's keyword-only "
-            f"hyperparameters and {list(RESERVED)}); missing {sorted(expected - set(spec.defaults))}, "
-            f"unknown {sorted(set(spec.defaults) - expected)}"
-        )
-    if spec.optimizer != model_cls.optimizer:
-        raise MethodSpecError(
-            f"method {spec.name}: optimizer {spec.optimizer}, but {spec.class_path} uses {model_cls.optimizer}"
-        )
-    for key, dist in spec.space.items():
-        if key not in spec.defaults:
-            raise MethodSpecError(f"method {spec.name}: space key {key!r} has no default")
-        _check_distribution(spec.name, key, dist)
-    return model_cls
-
-
-def _check_distribution(method: str, key: str, dist: Mapping[str, Any]) -> None:
-    if len(dist) != 1 or next(iter(dist)) not in DISTRIBUTIONS:
-        raise MethodSpecError(f"method {method}: space.{key} must be one of {{{', '.join(DISTRIBUTIONS)}: [...]}}")
-    kind, args = next(iter(dist.items()))
-    if kind == "choice":
-        if not isinstance(args, list) or not args:
-            raise MethodSpecError(f"method {method}: space.{key}.choice must be a non-empty list")
-        return
-    if not isinstance(args, list) or len(args) != 2 or not args[0] <= args[1]:
-        raise MethodSpecError(f"method {method}: space.{key}.{kind} must be [low, high] with low <= high")
-    if kind == "loguniform" and args[0] <= 0:
-        raise MethodSpecError(f"method {method}: space.{key}.loguniform needs a positive low end")
-    if kind == "int" and not all(isinstance(a, int) for a in args):
-        raise MethodSpecError(f"method {method}: space.{key}.int needs integer ends")
 
 
 # ---- configurations -------------------------------------------------------------------------------------

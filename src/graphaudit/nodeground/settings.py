@@ -3,9 +3,9 @@
 ``workflow/rules/nodeground.smk`` reads the whole section into :class:`NodegroundSettings` once at parse time,
 so a bad key stops the workflow before any job runs; each rule passes only the plain slice its function reads
 (Snakemake compares a param's repr to decide reruns), and the function reads it back with
-``ctx.settings(name, cls)`` into the class below (``nodeground.elo``:
-:class:`graphaudit.nodeground.rankings.EloSettings`; ``nodeground.csbm``: :class:`graphaudit.nodeground.csbm.CSBMSpec`;
-``nodeground.splits``: :class:`graphaudit.nodeground.data_tasks.SplitSettings`).
+``ctx.settings(name, cls)`` into the class below (``nodeground.csbm``: :class:`graphaudit.nodeground.csbm.CSBMSpec`;
+``nodeground.splits``: :class:`graphaudit.nodeground.data_tasks.SplitSettings`). The parse imports this module
+(:mod:`graphaudit.nodeground.plan`), so it holds settings only: no torch, no scipy.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from typing import Any, Literal
 from graphaudit.nodeground.csbm import CSBMSpec
 from graphaudit.nodeground.data_tasks import SplitSettings
 from graphaudit.nodeground.gfm.settings import GFMSettings
-from graphaudit.nodeground.rankings import EloSettings
 
 __all__ = [
     "AggregationSettings",
     "CapSettings",
     "CohortSettings",
+    "EloSettings",
     "MiSettings",
     "NodegroundSettings",
     "PrimarySettings",
@@ -98,6 +98,26 @@ class CohortSettings:
 class PrimarySettings:
     multiclass: Literal["accuracy", "macro_f1"]
     binary: Literal["accuracy", "auroc", "precision"]
+
+
+@dataclass(frozen=True)
+class EloSettings:
+    """``nodeground.elo``: every Elo constant of spec 4.4 (the paper gives none): which fit is *the* rating
+    (``bt_mle`` or ``online``), the scale, dataset weighting, tie tolerance, ridge, bootstrap rounds and level,
+    K-factor and permutations of the online variant, and an optional anchor method (defaults: config.yaml)."""
+
+    fit: Literal["bt_mle", "online"]
+    scale: float
+    base: float
+    init: float
+    anchor: str | None
+    tie_eps: float
+    dataset_weight: Literal["equal", "partition"]
+    l2: float
+    bootstrap: int
+    level: float
+    k_factor: float
+    permutations: int
 
 
 @dataclass(frozen=True)

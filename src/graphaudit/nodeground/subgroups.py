@@ -14,13 +14,14 @@ import numpy as np
 import pandas as pd
 
 from graphaudit.nodeground.rankings import (
-    EloSettings,
     dataset_means,
+    elo_scale,
     positions,
     primary_column,
     ranked,
     unit_table,
 )
+from graphaudit.nodeground.settings import EloSettings
 from graphaudit.stats.ratings import bradley_terry, win_matrix
 
 __all__ = ["SUBGROUP_COLUMNS", "TABLE12_COLUMNS", "assign_subgroups", "subgroup_ratings", "subgroup_table"]
@@ -83,7 +84,7 @@ def subgroup_ratings(
                 continue
             scores = primary_column(subset, primary)
             table, names, _, weights, datasets = unit_table(subset, scores, settings.dataset_weight)
-            elo = bradley_terry(win_matrix(table, weights, settings.tie_eps), settings.scale_for(names))
+            elo = bradley_terry(win_matrix(table, weights, settings.tie_eps), elo_scale(settings, names))
             means = dataset_means(subset, scores).reindex(names)
             mean_rank = pd.DataFrame(means).rank(ascending=False, method="average").mean(axis=1).to_numpy()
             rows.append(

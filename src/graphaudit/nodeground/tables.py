@@ -19,9 +19,9 @@ from graphaudit.nodeground.checks import evaluate_checks, load_results
 from graphaudit.nodeground.cohorts import cohort_summary
 from graphaudit.nodeground.output import read_frame, write_result
 from graphaudit.nodeground.pairwise import SIGNIFICANCE_COLUMNS, significance_counts
-from graphaudit.nodeground.rankings import EloSettings, dataset_means, mean_improvability, positions, primary_column
+from graphaudit.nodeground.rankings import dataset_means, mean_improvability, positions, primary_column
 from graphaudit.nodeground.records import read_properties
-from graphaudit.nodeground.settings import MiSettings, SubgroupSettings
+from graphaudit.nodeground.settings import EloSettings, MiSettings, SubgroupSettings
 from graphaudit.nodeground.subgroups import (
     assign_subgroups,
     subgroup_ratings,

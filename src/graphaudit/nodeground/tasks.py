@@ -18,7 +18,6 @@ from graphaudit.nodeground.pairwise import PAIR_COLUMNS, WIN_COLUMNS, wilcoxon_p
 from graphaudit.nodeground.rankings import (
     ELO_COLUMNS,
     RANK_COLUMNS,
-    EloSettings,
     dataset_means,
     elo_ratings,
     metric_ranks,
@@ -26,7 +25,7 @@ from graphaudit.nodeground.rankings import (
     ranked,
 )
 from graphaudit.nodeground.records import STATUSES, empty_records, read_records, records_root
-from graphaudit.nodeground.settings import CohortSettings, MiSettings, PrimarySettings, WilcoxonSettings
+from graphaudit.nodeground.settings import CohortSettings, EloSettings, MiSettings, PrimarySettings, WilcoxonSettings
 from graphaudit.nodeground.tuning import CURVE_COLUMNS, budget_curve
 
 __all__ = [

@@ -1,10 +1,6 @@
-"""Rule entries and the parse-time plan of NodeGround's compute layer: one search job per (method, dataset, split,
-partition), each writing the run-level records of :mod:`graphaudit.nodeground.records`.
-
-The plan (:func:`search_plan`) reads the ``nodeground`` section once: the methods to search (names of the
-catalogue ``nodeground.catalogue`` or of ``nodeground.user_methods``, whose entries name any
-:class:`~graphaudit.nn.node.base.NodeModel` by import path: "bring your own method"), each checked against its
-class before any job runs, and every record file the study's DAG holds.
+"""Rule entries of NodeGround's compute layer: one search job per (method, dataset, split, partition), each
+writing the run-level records of :mod:`graphaudit.nodeground.records`. The parse-time plan of these jobs (the
+methods to search, every record file) is :func:`graphaudit.nodeground.plan.search_plan`, which imports no torch.
 """
 
 from __future__ import annotations
@@ -12,9 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,99 +18,26 @@ import torch
 from graphaudit.common.records import environment_versions
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
-from graphaudit.common.settings import check_output_names, load_settings
-from graphaudit.common.yamlfile import read_yaml
 from graphaudit.data.registry import REGISTRY
 from graphaudit.nn.loop import Caps, resolve_device
 from graphaudit.nodeground.graph import NodeGraph, unavailable_reason
-from graphaudit.nodeground.records import read_record_file, record_path, records_root, write_records
+from graphaudit.nodeground.plan import MethodSpec, check_method
+from graphaudit.nodeground.records import read_record_file, records_root, write_records
 from graphaudit.nodeground.search import (
-    MethodSpec,
-    MethodSpecError,
     SearchKeys,
     SearchState,
-    check_method,
     failure_fields,
     run_search,
     sample_configurations,
     selected_trial,
 )
-from graphaudit.nodeground.settings import NodegroundSettings, SearchJobSettings
+from graphaudit.nodeground.settings import SearchJobSettings
 from graphaudit.nodeground.splits import Splits
 from graphaudit.nodeground.trials import SearchData, TrialRunner, TrialSettings
 
-__all__ = ["SearchPlan", "load_methods", "nodeground_search", "search_plan", "unavailable_task", "write_search"]
+__all__ = ["nodeground_search", "unavailable_task", "write_search"]
 
 log = logging.getLogger(__name__)
-
-SEARCH_KEYS = ("search", "training", "caps", "device")
-"""The keys of the ``nodeground`` section one search job reads (its ``search`` param)."""
-
-
-def load_methods(catalogue: str | Path, user_methods: Mapping[str, Mapping[str, Any]]) -> dict[str, MethodSpec]:
-    """Every method of the catalogue file and of ``user_methods`` (same format; a user entry replaces a
-    catalogue entry of the same name)."""
-    entries = read_yaml(catalogue) or {}
-    entries = {**entries, **user_methods}
-    return {name: MethodSpec.from_entry(name, entry) for name, entry in entries.items()}
-
-
-@dataclass(frozen=True)
-class SearchPlan:
-    """The parse-time plan: the settings, the checked method entries to search, every record file."""
-
-    settings: NodegroundSettings
-    methods: dict[str, MethodSpec]
-
-    def method_entry(self, wildcards: Any) -> dict[str, Any]:
-        """The plain entry of the job's method (its rule param: a change reruns only that method's searches)."""
-        return self.methods[wildcards.method].plain()
-
-    def method_pattern(self) -> str:
-        """The ``method`` wildcard's constraint: exactly the searched methods (GFM records share the path)."""
-        return "|".join(re.escape(name) for name in self.methods)
-
-    def search_params(self) -> dict[str, Any]:
-        """The plain slice of the section a search job reads (:data:`SEARCH_KEYS`)."""
-        plain = asdict(self.settings)
-        return {key: _listed(plain[key]) if isinstance(plain[key], dict) else plain[key] for key in SEARCH_KEYS}
-
-    def record_files(self, methods: tuple[str, ...] | None = None) -> list[str]:
-        """The record file of every search of ``methods`` (default: the searched methods)."""
-        s = self.settings
-        return [
-            str(record_path(s.records, method, dataset, split, partition))
-            for method in (methods if methods is not None else tuple(self.methods))
-            for dataset in s.datasets
-            for split in s.splits.names
-            for partition in range(s.splits.partitions)
-        ]
-
-
-def _listed(value: Any) -> Any:
-    """Settings data as YAML-like plain data (tuples as lists)."""
-    if isinstance(value, dict):
-        return {k: _listed(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_listed(v) for v in value]
-    return value
-
-
-def search_plan(section: Mapping[str, Any]) -> SearchPlan:
-    """Read the section, load the methods it names and check each against its class (before any job)."""
-    settings = load_settings(NodegroundSettings, section, path="nodeground")
-    check_output_names(((name, name) for name in settings.user_methods), "nodeground.user_methods")  # record folders
-    known = load_methods(settings.catalogue, settings.user_methods)
-    missing = [m for m in settings.methods if m not in known]
-    if missing:
-        raise MethodSpecError(
-            f"nodeground.methods names {missing}, which neither {settings.catalogue} nor nodeground.user_methods "
-            f"defines (known: {sorted(known)})"
-        )
-    methods = {name: known[name] for name in settings.methods}
-    for spec in methods.values():
-        check_method(spec)
-    return SearchPlan(settings=settings, methods=methods)
 
 
 def unavailable_task(dataset: str) -> str:
@@ -132,7 +53,8 @@ def _digest(path: str | Path) -> str:
 def nodeground_search(ctx: RuleContext) -> None:
     """One search (spec 4.3) -> ``output.records``: the default, then the sampled configurations, each trained
     and evaluated under the caps (resumable trial by trial); an unavailable dataset gives one ``unavailable``
-    row with the reason. The rows are checked against the record schema on write and read back."""
+    row with the reason. The method's entry is checked against its class first (the parse-time plan checks only
+    user methods' classes). The rows are checked against the record schema on write and read back."""
     w = ctx.wildcards
     keys = SearchKeys(w["method"], w["dataset"], w["split"], int(w["partition"]))
     output = Path(ctx.output["records"])

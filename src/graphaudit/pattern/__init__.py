@@ -11,6 +11,8 @@ jobs on :mod:`graphaudit.nn.pattern_trainer`, per-node predictions) under the pr
 :mod:`~graphaudit.pattern.blocks` (the block-model kernels),
 :mod:`~graphaudit.pattern.dense` (the dense graph store), :mod:`~graphaudit.pattern.release` (the
 benchmarking-gnns releases), :mod:`~graphaudit.pattern.shards` and :mod:`~graphaudit.pattern.tidy` (job
-files), :mod:`~graphaudit.pattern.settings` (the config section). Every table and figure is one function of
-:mod:`~graphaudit.pattern.tables` or :mod:`~graphaudit.pattern.figures`, named after it.
+files), :mod:`~graphaudit.pattern.settings` (the config section). What the rule files compute at parse time is in
+:mod:`~graphaudit.pattern.plan` and :mod:`~graphaudit.pattern.neural_plan`, which load neither torch nor the rules'
+numerical stack. Every table and figure is one function of :mod:`~graphaudit.pattern.tables` or
+:mod:`~graphaudit.pattern.figures`, named after it.
 """

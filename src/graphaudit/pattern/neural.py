@@ -1,11 +1,13 @@
 """Part 3 of the pattern study: CKGConv and GRIT retrained on the PATTERN sets (Section 4, Appendix D), rule entries
-and what they share (called through :mod:`graphaudit.common.rule`).
+and what they share (called through :mod:`graphaudit.common.rule`); what the rule files compute at parse time (the
+sets, the recipes, the jobs) is in :mod:`graphaudit.pattern.neural_plan`, which loads no torch.
 
 ``pattern_neural_rrwp`` computes one model's RRWP encoding (:func:`graphaudit.nn.rrwp.rrwp`, graph by graph: the
 values a loader's transform would attach, bit for bit) of one shard of one graph set and caches it
 (:func:`write_rrwp_cache`). ``pattern_neural_train`` trains one model under one protocol and seed with its
-released recipe (``config/pattern/neural.yaml``; :func:`neural_recipe` applies a scale's overrides) on the shared
-loop (:func:`graphaudit.nn.pattern_trainer.train_pattern_model`) and writes, in its run folder:
+released recipe (``config/pattern/neural.yaml``; :func:`~graphaudit.pattern.neural_plan.neural_recipe` applies a
+scale's overrides) on the shared loop (:func:`graphaudit.nn.pattern_trainer.train_pattern_model`) and writes, in
+its run folder:
 
 * ``records.jsonl``: one record per epoch (train / val / every scored set's loss and accuracy-SBM, learning rate),
   with the run's model, protocol, seed, run hash, device and versions;
@@ -32,13 +34,12 @@ the held-out and fresh-trained models with the same-seed released one).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -51,140 +52,48 @@ from graphaudit.common.integrity import read_npz
 from graphaudit.common.records import environment_versions, write_records
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import stable_seed
-from graphaudit.common.yamlfile import read_yaml
-from graphaudit.nn.ckgconv import CKGConv, CKGConvConfig
-from graphaudit.nn.grit import GRIT, GRITConfig
-from graphaudit.nn.pattern_trainer import PatternTrainConfig, Schedule, pattern_run_hash, train_pattern_model
+from graphaudit.nn.ckgconv import CKGConv
+from graphaudit.nn.grit import GRIT
+from graphaudit.nn.pattern_trainer import pattern_run_hash, train_pattern_model
 from graphaudit.nn.rrwp import Rrwp, channel_counts, rrwp
 from graphaudit.nn.rrwp_common import attach_rrwp
 from graphaudit.pattern.dense import DenseGraphs
+from graphaudit.pattern.neural_plan import (
+    NEURAL_SETS,
+    NeuralRecipe,
+    RrwpPlan,
+    evaluated_sets,
+    neural_graphs,
+    neural_recipe,
+    rrwp_shard_graphs,
+    set_key,
+)
 from graphaudit.pattern.neural_tables import THRESHOLD
 from graphaudit.pattern.planted.blind import threshold_predictions
-from graphaudit.pattern.planted.scoring import evaluated_graphs
-from graphaudit.pattern.protocols import PROTOCOL_SETS, kept_graphs, withheld_patterns
-from graphaudit.pattern.settings import FreshSplits, NeuralRun, NeuralScale, NeuralSettings, NeuralShards, Selection
-from graphaudit.pattern.shards import read_shards, shard_count, shard_of, shard_paths, write_shard
+from graphaudit.pattern.protocols import kept_graphs, withheld_patterns
+from graphaudit.pattern.settings import FreshSplits, NeuralRun, NeuralScale, NeuralShards, Selection
+from graphaudit.pattern.shards import read_shards, write_shard
 
 __all__ = [
-    "FRESH_SETS",
-    "NEURAL_SETS",
-    "NeuralRecipe",
-    "RrwpPlan",
+    "MODELS",
+    "build_model",
     "edge_index_of",
-    "evaluated_sets",
-    "fresh_sizes",
     "graph_data",
-    "graph_file",
-    "load_recipes",
-    "n_rrwp_shards",
-    "neural_graphs",
     "neural_labels",
-    "neural_recipe",
     "pattern_neural_rrwp",
     "pattern_neural_train",
     "protocol_orders",
     "read_rrwp_cache",
-    "rrwp_files",
-    "rrwp_plans",
-    "rrwp_shard_graphs",
-    "set_key",
-    "training_graphs",
     "write_rrwp_cache",
 ]
 
 log = logging.getLogger(__name__)
 
-NEURAL_SETS = {
-    "train": "official_train",
-    "val": "official_val",
-    "test": "official_test",
-    "familiar": "familiar",
-    "fresh": "fresh",
-    "fresh_train": "fresh_train",
-    "fresh_val": "fresh_val",
-}
-"""Graph sets a run reads -> their file under ``data/generated/pattern``."""
-
-FRESH_SETS = {"fresh_train": "train", "fresh_val": "val"}
-"""The fresh_trained protocol's sets -> their size in :class:`~graphaudit.pattern.settings.FreshSplits`."""
-
-MODELS: dict[str, tuple[type[nn.Module], type]] = {"grit": (GRIT, GRITConfig), "ckgconv": (CKGConv, CKGConvConfig)}
+MODELS: dict[str, type[nn.Module]] = {"grit": GRIT, "ckgconv": CKGConv}
+"""Model name (a key of :data:`~graphaudit.pattern.neural_plan.MODEL_CONFIGS`) -> its class."""
 
 
-# ---- which graphs -----------------------------------------------------------------------------------------------
-def training_graphs(selection: Selection, count: int | None) -> list[int]:
-    """The official-like training graphs of a run: all of them (``count`` None), else the first copies of every
-    pattern (the split is stored pattern by pattern), ``count // n_patterns`` of each (at least one)."""
-    per_pattern = selection.per_pattern.train
-    copies = per_pattern if count is None else min(per_pattern, max(1, count // selection.n_patterns))
-    return [k * per_pattern + c for k in range(selection.n_patterns) for c in range(copies)]
-
-
-def neural_graphs(
-    set_name: str, selection: Selection, shards: NeuralShards, fresh: FreshSplits | None = None
-) -> list[int]:
-    """Graph indices of one set (a key of :data:`NEURAL_SETS`) as the neural runs read it, in order: training
-    graphs, a set's evaluated ones, or the whole of a fresh_trained split (``fresh`` gives their sizes)."""
-    if set_name == "train":
-        return training_graphs(selection, shards.train_graphs)
-    if set_name in FRESH_SETS:
-        if fresh is None:
-            raise ValueError(f"the sizes of the fresh training splits are needed to read {set_name}")
-        return list(range(getattr(fresh, FRESH_SETS[set_name])))
-    return evaluated_graphs(set_name, selection)
-
-
-def n_rrwp_shards(set_name: str, selection: Selection, shards: NeuralShards, fresh: FreshSplits | None = None) -> int:
-    return shard_count(len(neural_graphs(set_name, selection, shards, fresh)), shards.rrwp_shard_size)
-
-
-def rrwp_shard_graphs(
-    set_name: str, shard: int, selection: Selection, shards: NeuralShards, fresh: FreshSplits | None = None
-) -> list[int]:
-    return shard_of(neural_graphs(set_name, selection, shards, fresh), shard, shards.rrwp_shard_size)
-
-
-def fresh_sizes(
-    neural_config: Mapping[str, Any], *, set_name: str | None = None, protocol: str | None = None
-) -> dict[str, int] | None:
-    """The ``fresh_splits`` slice of the ``pattern.neural`` config for a job that reads a fresh training split (the
-    set ``set_name``, or a ``protocol`` that trains on them), else ``None``: the other jobs do not rerun when the
-    sizes change."""
-    reads = set_name in FRESH_SETS or (protocol is not None and set_key(protocol, "train") in FRESH_SETS)
-    return dict(neural_config["fresh_splits"]) if reads else None
-
-
-def set_key(protocol: str, name: str) -> str:
-    """The graph set (a key of :data:`NEURAL_SETS`) that a ``protocol`` run reads as its set ``name``."""
-    if protocol not in PROTOCOL_SETS:
-        raise ValueError(f"unknown protocol {protocol!r}; protocols are {sorted(PROTOCOL_SETS)}")
-    return PROTOCOL_SETS[protocol].get(name, name)
-
-
-def graph_file(root: str, name: str) -> Callable[[Any], str]:
-    """The input function of a training job's graph file of its set ``name`` (by ``wildcards.protocol``)."""
-    return lambda wildcards: f"{root}/{NEURAL_SETS[set_key(wildcards.protocol, name)]}.npz"
-
-
-def rrwp_files(
-    root: str, name: str, selection: Selection, shards: NeuralShards, fresh: FreshSplits | None = None
-) -> Callable[[Any], list[str]]:
-    """The input function of a training job's RRWP cache of its set ``name`` (by ``wildcards.protocol``, or the
-    set itself without one): ``root/<model>/<set>/shard<k>.npz``. The held_out protocol reads the released one's
-    files (its graphs are a subset of theirs)."""
-
-    def files(wildcards: Any) -> list[str]:
-        key = set_key(wildcards.protocol, name) if "protocol" in wildcards.keys() else name
-        return shard_paths(f"{root}/{wildcards.model}/{key}", n_rrwp_shards(key, selection, shards, fresh))
-
-    return files
-
-
-def evaluated_sets(score_sets: Sequence[str]) -> list[str]:
-    """The sets a run evaluates after every epoch: ``val`` (the checkpoint rules read it) and the scored sets."""
-    return ["val", *(s for s in score_sets if s != "val")]
-
-
+# ---- which graphs, which model ----------------------------------------------------------------------------------
 def protocol_orders(
     protocol: str,
     names: Sequence[str],
@@ -207,133 +116,9 @@ def protocol_orders(
     return orders
 
 
-# ---- recipes ----------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class RrwpPlan:
-    """How a model's RRWP is computed (:func:`graphaudit.nn.rrwp.rrwp`'s arguments)."""
-
-    steps: int
-    add_identity: bool
-    variant: str
-
-
-@dataclass(frozen=True)
-class NeuralRecipe:
-    """One model's recipe as a run uses it: the model's config, its RRWP, the optimisation settings (everything of
-    :class:`~graphaudit.nn.pattern_trainer.PatternTrainConfig` but the seeds, device and checkpoint interval)."""
-
-    model: str
-    model_config: Any
-    rrwp: RrwpPlan
-    max_epochs: int
-    batch_size: int
-    lr: float
-    weight_decay: float
-    clip_grad_norm: float | None
-    schedule: Schedule
-    checkpoint_warmup: int
-    micro_batches: int
-
-    def build(self) -> nn.Module:
-        return MODELS[self.model][0](self.model_config)
-
-    def train_config(self, seed: int, loader_seed: int, device: str, checkpoint_every_s: float) -> PatternTrainConfig:
-        return PatternTrainConfig(
-            max_epochs=self.max_epochs,
-            batch_size=self.batch_size,
-            lr=self.lr,
-            weight_decay=self.weight_decay,
-            clip_grad_norm=self.clip_grad_norm,
-            schedule=self.schedule,
-            checkpoint_warmup=self.checkpoint_warmup,
-            seed=seed,
-            loader_seed=loader_seed,
-            micro_batches=self.micro_batches,
-            device=device,
-            checkpoint_every_s=checkpoint_every_s,
-        )
-
-
-def load_recipes(path: str | Path) -> dict[str, Any]:
-    """The released recipes file (``pattern.neural.recipes``): model name -> its sections."""
-    return read_yaml(path)
-
-
-def _model_config(model: str, recipe: Mapping[str, Any], scale: NeuralScale) -> Any:
-    m, data, steps = recipe["model"], recipe["dataset"], scale.rrwp_steps or recipe["rrwp"]["steps"]
-    common = {
-        "in_dim": data["node_features"],
-        "out_dim": data["outputs"],
-        "hidden": scale.hidden or m["hidden"],
-        "layers": scale.layers or m["layers"],
-        "dropout": m["dropout"],
-        "attn_dropout": m["attn_dropout"],
-        "rrwp_steps": steps,
-        "post_mp_layers": m["layers_post_mp"],
-    }
-    if model == "grit":
-        return GRITConfig(**common, heads=scale.heads or m["heads"], clamp=m["attn_clamp"])
-    if scale.heads is not None:
-        raise ValueError("CKGConv has one channel per head (n_heads = hidden): set hidden, not heads")
-    return CKGConvConfig(
-        **common,
-        mlp_dropout=m["mlp_dropout"],
-        mlp_blocks=m["n_mlp_blocks"],
-        mlp_ratio=m["mlp_ffn_ratio"],
-        ffn_ratio=m["ffn_ratio"],
-        affine_alpha=recipe["stem"]["affine_alpha"],
-    )
-
-
-def neural_recipe(
-    model: str, recipe: Mapping[str, Any], scale: NeuralScale | None = None, micro_batches: int = 1
-) -> NeuralRecipe:
-    """``model``'s released ``recipe`` (its section of ``config/pattern/neural.yaml``) with a scale's overrides
-    (``scale``; ``None``: none) and micro-batches per step. The warm-up override sets the schedule's and the
-    checkpoint rule's alike (the released loops read one ``optim.num_warmup_epochs`` for both)."""
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; models are {sorted(MODELS)}")
-    scale = scale or NeuralScale()
-    optimizer, scheduler, training = recipe["optimizer"], recipe["scheduler"], recipe["training"]
-    max_epochs = scale.max_epochs or training["max_epochs"]
-    warmup = scheduler["warmup_epochs"] if scale.warmup_epochs is None else scale.warmup_epochs
-    schedule = Schedule(
-        name=scheduler["name"],
-        warmup_epochs=warmup,
-        max_epochs=max_epochs,
-        num_cycles=scheduler.get("num_cycles", 0.5),
-        min_lr=scheduler.get("min_lr", 0.0),
-        warmup_lr_init=scheduler.get("warmup_lr_init", 0.0),
-        cycle_limit=scheduler.get("cycle_limit", 1.0),
-    )
-    rrwp_section = recipe["rrwp"]
-    return NeuralRecipe(
-        model=model,
-        model_config=_model_config(model, recipe, scale),
-        rrwp=RrwpPlan(
-            steps=scale.rrwp_steps or rrwp_section["steps"],
-            add_identity=bool(rrwp_section["add_identity"]),
-            variant=rrwp_section["variant"],
-        ),
-        max_epochs=max_epochs,
-        batch_size=scale.batch_size or training["batch_size"],
-        lr=float(scale.lr or optimizer["lr"]),
-        weight_decay=float(optimizer["weight_decay"]),
-        clip_grad_norm=optimizer.get("clip_grad_norm"),
-        schedule=schedule,
-        checkpoint_warmup=warmup if scale.warmup_epochs is not None else recipe["checkpoint"]["warmup_epochs"],
-        micro_batches=micro_batches,
-    )
-
-
-def rrwp_plans(recipes: Mapping[str, Any], settings: NeuralSettings) -> dict[str, dict[str, Any]]:
-    """Every model's RRWP plan at this scale, as plain params (checks every model's recipe and overrides)."""
-    return {
-        model: dataclasses.asdict(
-            neural_recipe(model, recipes[model], settings.overrides.get(model), settings.micro_batches[model]).rrwp
-        )
-        for model in MODELS
-    }
+def build_model(recipe: NeuralRecipe) -> nn.Module:
+    """A new model of ``recipe``'s class and config."""
+    return MODELS[recipe.model](recipe.model_config)
 
 
 # ---- graphs and their RRWP cache ---------------------------------------------------------------------------------
@@ -471,7 +256,7 @@ def pattern_neural_train(ctx: RuleContext) -> None:
         stable_seed(*parts, "init"), stable_seed(*parts, "loader"), run.device, run.checkpoint_every_s
     )
     model_config = dataclasses.asdict(recipe.model_config)
-    run_hash = pattern_run_hash(MODELS[model][0], model_config, config, _data_key(ctx, orders, recipe.rrwp))
+    run_hash = pattern_run_hash(MODELS[model], model_config, config, _data_key(ctx, orders, recipe.rrwp))
     folder = Path(ctx.output["records"]).parent
     log.info(
         "%s %s seed %d: %d training graphs, evaluating %s, %d epochs of batches of %d (run %s)",
@@ -485,7 +270,12 @@ def pattern_neural_train(ctx: RuleContext) -> None:
         run_hash,
     )
     result = train_pattern_model(
-        recipe.build, train, evaluate, config, checkpoint_path=folder / "checkpoint.pt", run_hash=run_hash
+        functools.partial(build_model, recipe),
+        train,
+        evaluate,
+        config,
+        checkpoint_path=folder / "checkpoint.pt",
+        run_hash=run_hash,
     )
     base = {
         "model": model,

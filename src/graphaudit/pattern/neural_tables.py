@@ -41,14 +41,10 @@ import pandas as pd
 from graphaudit.common.integrity import read_npz
 from graphaudit.common.rule import RuleContext
 from graphaudit.pattern.dense import DenseGraphs, Truth
+from graphaudit.pattern.neural_plan import load_recipes, neural_recipe
+from graphaudit.pattern.plan import evaluated_graphs
 from graphaudit.pattern.planted.blind import threshold_predictions
-from graphaudit.pattern.planted.scoring import (
-    PATTERN_BLIND,
-    SET_LABELS,
-    counts_for,
-    evaluated_graphs,
-    set_bootstrap,
-)
+from graphaudit.pattern.planted.scoring import PATTERN_BLIND, SET_LABELS, counts_for, set_bootstrap
 from graphaudit.pattern.settings import BootstrapSettings, Selection
 from graphaudit.pattern.shards import read_shards
 from graphaudit.pattern.tidy import read_frame, write_frame
@@ -78,7 +74,6 @@ __all__ = [
     "budget_reason",
     "byo",
     "byo_frame",
-    "byo_inputs",
     "host_recall",
     "neural_scores",
     "oracle_auc_frame",
@@ -227,8 +222,6 @@ def _graph_rows(truths: Mapping[str, Truth], orders: Mapping[str, Sequence[int]]
 def budget_reason(run: Mapping[str, Any], recipes: Mapping[str, Any]) -> str:
     """Why a paper claim cannot be judged on ``run`` (its ``run.json``): '' when it trained the released recipe
     (``recipes``: ``config/pattern/neural.yaml``) on the paper's number of training graphs, else what it cut."""
-    from graphaudit.pattern.neural import neural_recipe  # imports torch: only the scores rule needs it, not the tables
-
     full = neural_recipe(run["model"], recipes[run["model"]])
     cuts = [
         f"{key} {value} (released {asdict(full.model_config)[key]})"
@@ -298,8 +291,6 @@ def neural_scores(ctx: RuleContext) -> None:
     neural tables read: ``counts``, ``sets``, ``runs`` and ``graphs`` (module docstring)."""
     selection, sets = ctx.settings("selection", Selection), list(ctx.params["sets"])
     graphs, truths, orders = _set_inputs(ctx, selection, sets)
-    from graphaudit.pattern.neural import load_recipes  # imports torch, which the table rules need not load
-
     recipes = load_recipes(ctx.input["recipes"])
     declared = set(ctx.input_list("predictions"))
     counts, scores, runs = [], [], []
@@ -929,18 +920,3 @@ def byo(ctx: RuleContext) -> None:
     )
     title = f"Your model {ctx.wildcards['name']!r}, scored as the neural runs are"
     write_table(frame, ctx.output["table"], title=title)
-
-
-def byo_inputs(byo: Mapping[str, str], sets: Sequence[str]) -> Callable[[Any], dict[str, str]]:
-    """The input function of rule ``byo_pattern``: ``predictions_<set>`` of the folder ``pattern.byo`` names for
-    ``wildcards.name``; a name not configured is an error that says where to add it."""
-
-    def inputs(wildcards: Any) -> dict[str, str]:
-        if wildcards.name not in byo:
-            raise ValueError(
-                f"no model {wildcards.name!r} in pattern.byo (configured: {sorted(byo)}); add "
-                f"'pattern: {{byo: {{{wildcards.name}: <folder of predictions_<set>.npz>}}}}' to a config overlay"
-            )
-        return {f"predictions_{s}": f"{byo[wildcards.name]}/predictions_{s}.npz" for s in sets}
-
-    return inputs

@@ -1,5 +1,8 @@
-"""The training protocols of part 3 (Section 4, Appendix D; spec 3.2, 4.8): which graphs a neural run trains and
-validates on, and the two rules that make the graphs of the protocols beyond the released one.
+"""The training protocols of part 3 (Section 4, Appendix D; spec 3.2, 4.8): the two rules that make the graphs of
+the protocols beyond the released one, and the readers of their files. Which sets each protocol trains and validates
+on (:data:`~graphaudit.pattern.neural_plan.PROTOCOL_SETS`) and which runs it trains
+(:func:`~graphaudit.pattern.neural_plan.neural_runs`) are planned at parse time in
+:mod:`graphaudit.pattern.neural_plan`.
 
 * ``released``: the official-like training graphs, validated on the official-like validation graphs.
 * ``held_out``: the same splits without the graphs whose pattern was withheld. :func:`pattern_neural_held_out`
@@ -26,8 +29,7 @@ rounding and the order are this project's choices.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,27 +37,22 @@ import pandas as pd
 from graphaudit.common.atomic import write_json
 from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for
-from graphaudit.common.settings import SettingsError
 from graphaudit.pattern.dense import DenseGraphs
 from graphaudit.pattern.planted.generator import distinct_fresh_splits, law_for
 from graphaudit.pattern.planted.library import LibraryPattern, graph_keys, load_library
 from graphaudit.pattern.planted.matcher import LARGE_MIN
-from graphaudit.pattern.settings import FreshSplits, GeneratorLaw, HeldOut, NeuralSettings, PatternSettings
+from graphaudit.pattern.settings import FreshSplits, GeneratorLaw, HeldOut
 from graphaudit.pattern.tidy import read_frame, write_frame
 
 __all__ = [
     "HELD_OUT_GRAPH_COLUMNS",
     "HELD_OUT_PATTERN_COLUMNS",
-    "PROTOCOL_SETS",
     "SIZE_GROUPS",
     "allocate",
-    "check_protocols",
     "draw_held_out",
-    "held_out_file",
     "held_out_graphs",
     "held_out_patterns",
     "kept_graphs",
-    "neural_runs",
     "pattern_neural_fresh_splits",
     "pattern_neural_held_out",
     "size_group",
@@ -63,14 +60,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-PROTOCOL_SETS: dict[str, dict[str, str]] = {
-    "released": {"train": "train", "val": "val"},
-    "held_out": {"train": "train", "val": "val"},
-    "fresh_trained": {"train": "fresh_train", "val": "fresh_val"},
-}
-"""Protocol -> the graph sets (keys of :data:`graphaudit.pattern.neural.NEURAL_SETS`) it trains and validates on;
-``held_out`` keeps only the graphs of :func:`kept_graphs` of its sets."""
 
 SIZE_GROUPS = (f"under {LARGE_MIN}", f"{LARGE_MIN} or more")
 """The paper's pattern-size groups (Tables 7, 10, 11), at the matcher's large-pattern threshold."""
@@ -80,26 +69,6 @@ HELD_OUT_GRAPH_COLUMNS = ["set", "graph", "pattern", "pattern_size", "group", "w
 HELD_OUT_SETS = ("train", "val", "test", "familiar")
 """The sets whose graphs carry library patterns, as ``graphs.csv`` names them (the official-like splits by the
 split names of ``pattern_ids.csv``)."""
-
-
-# ---- which runs -------------------------------------------------------------------------------------------------
-def neural_runs(settings: NeuralSettings) -> list[tuple[str, str, int]]:
-    """Every (protocol, model, seed) the pattern_neural target trains: each protocol's models among ``models``
-    (``protocol_models``: a list, or null for all of them), each with every seed."""
-    runs = []
-    for protocol in settings.protocols:
-        only = settings.protocol_models.get(protocol)
-        runs += [(protocol, m, s) for m in settings.models if only is None or m in only for s in settings.seeds]
-    return runs
-
-
-def check_protocols(pattern: PatternSettings) -> None:
-    """Cross-key checks at parse time: the held_out protocol keeps at least one library pattern in training."""
-    withheld = pattern.neural.held_out.patterns
-    if "held_out" in pattern.neural.protocols and withheld >= pattern.n_patterns:
-        raise SettingsError(
-            f"pattern.neural.held_out.patterns is {withheld}: withhold fewer than the {pattern.n_patterns} patterns"
-        )
 
 
 # ---- the held-out draw ------------------------------------------------------------------------------------------
@@ -184,12 +153,6 @@ def pattern_neural_held_out(ctx: RuleContext) -> None:
         ", ".join(f"{g}: {sum(size_group(library[k].size) == g for k in withheld)}" for g in SIZE_GROUPS),
         frame[frame["withheld"]].groupby("set").size().to_dict(),
     )
-
-
-def held_out_file(folder: str, name: str) -> Callable[[Any], str | list[str]]:
-    """The input function of a training job's held-out file ``folder/<name>.csv``: a held_out job's, none for the
-    other protocols."""
-    return lambda wildcards: f"{folder}/{name}.csv" if wildcards.protocol == "held_out" else []
 
 
 def kept_graphs(path: str, set_name: str) -> list[int]:

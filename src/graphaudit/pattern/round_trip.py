@@ -37,8 +37,9 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.nn.pattern_trainer import evaluate_set
 from graphaudit.nn.rrwp import rrwp
 from graphaudit.pattern.dense import DenseGraphs, pack_graphs
-from graphaudit.pattern.neural import RrwpPlan, edge_index_of, graph_data, neural_recipe, read_rrwp_cache
-from graphaudit.pattern.planted.scoring import evaluated_graphs
+from graphaudit.pattern.neural import build_model, edge_index_of, graph_data, read_rrwp_cache
+from graphaudit.pattern.neural_plan import RrwpPlan, neural_recipe
+from graphaudit.pattern.plan import evaluated_graphs
 from graphaudit.pattern.settings import NeuralScale, Selection
 from graphaudit.pattern.shards import read_shards
 
@@ -142,7 +143,7 @@ def pattern_neural_round_trip(ctx: RuleContext) -> None:
     loader = [graph_data(graphs, g, cache[g]) for g in order]
     with tempfile.TemporaryDirectory() as folder:
         trip = round_trip_data(loader, recipe.rrwp, folder)
-    net = recipe.build()
+    net = build_model(recipe)
     net.load_state_dict(load_file(ctx.input["weights"]))
     net.eval()
     cpu = torch.device("cpu")

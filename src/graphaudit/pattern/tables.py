@@ -27,6 +27,7 @@ from graphaudit.pattern.minesweeper import scoring as ms_scoring
 from graphaudit.pattern.minesweeper.board import Board
 from graphaudit.pattern.minesweeper.strip import ChainState
 from graphaudit.pattern.neural_tables import Scored
+from graphaudit.pattern.plan import check_graphs
 from graphaudit.pattern.planted import checks, scoring
 from graphaudit.pattern.planted.blind import training_threshold
 from graphaudit.pattern.planted.generator import law_for
@@ -247,7 +248,7 @@ def blind_checks(ctx: RuleContext) -> None:
     """Appendix B's start checks on the first official-like test graphs, with paired graph-bootstrap intervals."""
     selection, start = ctx.settings("selection", Selection), ctx.settings("checks", StartChecks)
     bootstrap = ctx.settings("bootstrap", BootstrapSettings)
-    order = scoring.check_graphs(selection, start)
+    order = check_graphs(selection, start)
     weights = scoring.set_bootstrap("start_checks", len(order), bootstrap.replicates, ctx.params["seed"])
     paths = ctx.input_list("chains")
     rows = scoring.blind_check_rows(

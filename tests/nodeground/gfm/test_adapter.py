@@ -1,20 +1,31 @@
-"""GFM cells: unavailable, failed and non-finite records, each a schema-valid row with its reason."""
+"""GFM cells: unavailable, failed and non-finite records, each a schema-valid row with its reason; the adapter a
+registry entry builds."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
 import pytest
 from gfm_toys import tiny_graph, tiny_splits
 
-from graphaudit.nodeground.gfm.adapter import GFMAdapter, cell_row, gfm_record
-from graphaudit.nodeground.gfm.artifacts import build_adapter, load_registry
+from graphaudit.nodeground.gfm.adapter import GFMAdapter, UnavailableAdapter, build_adapter, cell_row, gfm_record
+from graphaudit.nodeground.gfm.artifacts import RegistryError, load_registry
+from graphaudit.nodeground.gfm.graphany_adapter import GraphAnyAdapter
 from graphaudit.nodeground.records import SCHEMA, STAGES
 
 ROOT = Path(__file__).resolve().parents[3]
 REGISTRY = load_registry(ROOT / "config/nodeground/gfms.yaml")
 WITHOUT_ADAPTER = ["GraphPFN", "GVT", "Node4All", "NodePFN", "G2T-FM"]
+
+
+def test_build_adapter_picks_the_adapter_class(tmp_path):
+    assert isinstance(build_adapter("GraphAny", REGISTRY["GraphAny"], tmp_path, None), GraphAnyAdapter)
+    assert isinstance(build_adapter("GVT", REGISTRY["GVT"], tmp_path, None), UnavailableAdapter)
+    wrong = dataclasses.replace(REGISTRY["GraphAny"], adapter="json:dumps")
+    with pytest.raises(RegistryError, match="not a GFMAdapter"):
+        build_adapter("GraphAny", wrong, tmp_path, None)
 
 
 @pytest.mark.parametrize("name", WITHOUT_ADAPTER)

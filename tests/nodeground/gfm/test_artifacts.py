@@ -8,15 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from graphaudit.nodeground.gfm.adapter import UnavailableAdapter
 from graphaudit.nodeground.gfm.artifacts import (
     RegistryError,
     artifact_candidates,
-    build_adapter,
     load_registry,
     resolve_mirror,
 )
-from graphaudit.nodeground.gfm.graphany_adapter import GraphAnyAdapter
 
 ROOT = Path(__file__).resolve().parents[3]
 REGISTRY = ROOT / "config/nodeground/gfms.yaml"
@@ -81,12 +78,3 @@ def test_an_artifact_is_looked_for_in_the_mirror_first_then_the_artifact_folder(
     assert resolve_mirror(str(tmp_path / "set")) == tmp_path / "set"
     monkeypatch.delenv("GRAPHAUDIT_DATA_MIRROR")
     assert resolve_mirror(None) is None
-
-
-def test_build_adapter_picks_the_adapter_class(tmp_path):
-    registry = load_registry(REGISTRY)
-    assert isinstance(build_adapter("GraphAny", registry["GraphAny"], tmp_path, None), GraphAnyAdapter)
-    assert isinstance(build_adapter("GVT", registry["GVT"], tmp_path, None), UnavailableAdapter)
-    wrong = load_registry(REGISTRY)["GraphAny"].__class__(**{**vars(registry["GraphAny"]), "adapter": "json:dumps"})
-    with pytest.raises(RegistryError, match="not a GFMAdapter"):
-        build_adapter("GraphAny", wrong, tmp_path, None)

@@ -1,4 +1,4 @@
-"""Rule ``nodeground_gfm`` through a hand-made RuleContext, and the parse-time check of ``nodeground.gfm``."""
+"""Rule ``nodeground_gfm`` through a hand-made RuleContext."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import yaml
 from gfm_toys import tiny_graph, tiny_splits, write_graphany_checkpoint
 
 from graphaudit.common.rule import RuleContext
-from graphaudit.nodeground.gfm.artifacts import RegistryError
-from graphaudit.nodeground.gfm.gfm_trials import gfm_run, nodeground_gfm
+from graphaudit.nodeground.gfm.gfm_trials import nodeground_gfm
 from graphaudit.nodeground.graph import write_unavailable
 from graphaudit.nodeground.records import read_record_file
 
@@ -77,12 +76,3 @@ def test_an_unavailable_dataset_gives_an_unavailable_record(tmp_path):
 def test_the_inputs_must_be_the_cell_the_output_names(tmp_path):
     with pytest.raises(ValueError, match="output path names"):
         _run(tmp_path, "GVT", _inputs(tmp_path, tiny_graph(name="other")))
-
-
-def test_gfm_run_checks_the_names_at_parse_time():
-    section = {"registry": str(REGISTRY), "run": ["GraphAny", "GVT"], "artifacts": "data/gfm"}
-    assert gfm_run(section, GFMS) == ["GraphAny", "GVT"]
-    with pytest.raises(RegistryError, match="GraphAnyX"):
-        gfm_run({**section, "run": ["GraphAnyX"]}, GFMS)
-    with pytest.raises(RegistryError, match="GVT"):
-        gfm_run(section, ["GraphAny"])  # part 2 must treat every GFM that runs as a GFM

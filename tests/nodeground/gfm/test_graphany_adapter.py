@@ -15,8 +15,8 @@ from gfm_toys import TOY_CONFIG, tiny_graph, tiny_splits, write_graphany_checkpo
 
 from graphaudit.data.readers import read_planetoid
 from graphaudit.nn.graphany import fit_graphany
-from graphaudit.nodeground.gfm.adapter import gfm_record
-from graphaudit.nodeground.gfm.artifacts import ArtifactSpec, GFMSpec, build_adapter, load_registry
+from graphaudit.nodeground.gfm.adapter import build_adapter, gfm_record
+from graphaudit.nodeground.gfm.artifacts import ArtifactSpec, GFMSpec, load_registry
 from graphaudit.nodeground.gfm.graphany_adapter import load_graphany, stage_logits
 from graphaudit.nodeground.records import STAGES
 

@@ -1,20 +1,6 @@
-"""CLUSTER's rule entries: job counts and variant settings from the config."""
+"""CLUSTER's rule entries: variant settings from the config."""
 
-from graphaudit.common.settings import load_settings
-from graphaudit.pattern.cluster.tasks import n_cluster_shards, variant_settings
-from graphaudit.pattern.settings import ClusterSettings
-
-
-def _settings(graphs: int, shard_size: int) -> ClusterSettings:
-    return load_settings(
-        ClusterSettings,
-        {"source": "regenerate", "graphs": graphs, "shard_size": shard_size, "run": ["final"], "variants": {}},
-    )
-
-
-def test_job_counts() -> None:
-    assert n_cluster_shards(_settings(1000, 100)) == 10
-    assert n_cluster_shards(_settings(101, 100)) == 2
+from graphaudit.pattern.cluster.tasks import variant_settings
 
 
 def test_variant_settings_override_only_what_is_given() -> None:

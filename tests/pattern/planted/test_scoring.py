@@ -1,5 +1,5 @@
-"""PATTERN's protocol and scores: evaluated graphs, tidy per-graph counts, the rows of Tables 2, 3, 7 and 8,
-the matcher and Appendix B diagnostics, the start checks."""
+"""PATTERN's scores: tidy per-graph counts, the rows of Tables 2, 3, 7 and 8, the matcher and Appendix B diagnostics,
+the start checks (the graphs each set evaluates: test_plan.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graphaudit.common.settings import load_settings
 from graphaudit.pattern.dense import pack_graphs
 from graphaudit.pattern.planted.scoring import (
     COUNT_COLUMNS,
@@ -15,34 +14,18 @@ from graphaudit.pattern.planted.scoring import (
     PATTERN_BLIND,
     appendix_b_row,
     blind_check_rows,
-    check_graphs,
     count_rows,
     counts_for,
-    evaluated_graphs,
     matcher_diagnostics_row,
-    n_check_shards,
-    n_shards,
     official_scores,
     recovery_kind,
     recovery_rows,
     set_counts,
-    shard_graphs,
     table2_frame,
     table3_rows,
     table8_frame,
 )
-from graphaudit.pattern.settings import Selection, StartChecks
 
-SELECTION = load_settings(
-    Selection,
-    {
-        "n_patterns": 3,
-        "per_pattern": {"train": 10, "test": 5, "val": 4},
-        "evaluate": {"test": 6, "val": 100},
-        "sets": {"fresh": 7, "familiar": 2},
-        "shard_size": 4,
-    },
-)
 # Two graphs of 6 nodes: the pattern-blind predictor pools to [[5, 1], [1, 3]] (recalls 5/6 and 3/4: CW 79.17,
 # plain 80), the matcher is right everywhere (CW 100).
 BLIND = [[3, 1, 0, 2], [2, 0, 1, 1]]
@@ -54,19 +37,6 @@ def _counts(set_name: str = "test") -> pd.DataFrame:
     rows = [(set_name, "Likelihood matcher", g, *c) for g, c in enumerate(MATCHER)]
     rows += [(set_name, PATTERN_BLIND, g, *c) for g, c in enumerate(BLIND)]
     return pd.DataFrame(rows, columns=COUNT_COLUMNS)
-
-
-def test_official_subsets_take_the_first_copies_of_every_pattern() -> None:
-    assert evaluated_graphs("test", SELECTION) == [0, 1, 5, 6, 10, 11]
-    assert evaluated_graphs("val", SELECTION) == list(range(12))  # asking for more than exist takes all
-    assert evaluated_graphs("fresh", SELECTION) == list(range(7))
-    assert n_shards("fresh", SELECTION) == 2 and n_shards("test", SELECTION) == 2
-    assert shard_graphs("test", 1, SELECTION) == [10, 11]
-
-
-def test_start_checks_take_the_first_evaluated_test_graphs() -> None:
-    checks = StartChecks(graphs=5, random_chains=1)
-    assert check_graphs(SELECTION, checks) == [0, 1, 5, 6, 10] and n_check_shards(SELECTION, checks) == 2
 
 
 def test_counts_need_every_graph() -> None:

@@ -6,7 +6,7 @@ is ``None`` when the artifact is present and its sha256 matches the registry, el
 one row of :data:`graphaudit.nodeground.records.SCHEMA` (trial 1: GraphAny, G2T-FM and Node4All expose one
 configuration). :func:`gfm_record` is what the rule runs: an unavailable artifact gives a ``status=unavailable``
 row with the reason, an exception a ``failed`` row with the error, non-finite losses a ``non_finite`` row, so part
-2 sees every missing cell explicitly.
+2 sees every missing cell explicitly. :func:`build_adapter` turns a registry entry into its adapter.
 
 Memory is measured per stage by :class:`graphaudit.nn.loop.MemoryMeter`, as for the supervised trials: on the
 CPU the job's peak RSS, a stand-in for the paper's GPU peak labelled ``cpu_peak_rss_job`` in ``mem_kind`` (it
@@ -15,8 +15,10 @@ never decreases, so the prediction peak includes the fit's).
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,17 +28,18 @@ import pandas as pd
 
 from graphaudit.common.records import environment_versions
 from graphaudit.data.fetch import sha256_file
+from graphaudit.nodeground.gfm.artifacts import GFMSpec, RegistryError, artifact_candidates
 from graphaudit.nodeground.records import STAGES, TASK_METRICS, RecordError, validate_records
 from graphaudit.nodeground.search import SearchKeys, failure_fields
 
 if TYPE_CHECKING:
-    from graphaudit.nodeground.gfm.artifacts import GFMSpec
     from graphaudit.nodeground.graph import NodeGraph
     from graphaudit.nodeground.splits import Splits
 
 __all__ = [
     "GFMAdapter",
     "UnavailableAdapter",
+    "build_adapter",
     "cell_row",
     "config_json",
     "gfm_record",
@@ -114,6 +117,17 @@ class UnavailableAdapter(GFMAdapter):
 
     def evaluate(self, graph: NodeGraph, splits: Splits, partition: int) -> dict[str, Any]:
         return cell_row(self.keys(graph, splits, partition), graph.task(), "unavailable", self.availability(), {})
+
+
+def build_adapter(name: str, spec: GFMSpec, artifacts: str | os.PathLike[str], mirror: Path | None) -> GFMAdapter:
+    """The adapter of registry entry ``name``: its ``adapter`` class, or an :class:`UnavailableAdapter`."""
+    if spec.adapter is None or spec.artifact is None:
+        return UnavailableAdapter(name, spec, ())
+    module_name, _, class_name = spec.adapter.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, GFMAdapter)):
+        raise RegistryError(f"GFM {name!r}: adapter {spec.adapter!r} is not a GFMAdapter class")
+    return cls(name, spec, artifact_candidates(spec.artifact, artifacts, mirror))
 
 
 def _finalise(row: dict[str, Any]) -> pd.DataFrame:

@@ -4,12 +4,12 @@ Each entry names the GFM's paper, official code, licence, pretraining data, the 
 evaluates it and its artifact (file, pinned URL, sha256, mirror path), or why it cannot be evaluated here.
 An artifact is looked for at ``<data mirror>/<mirror_path>`` (``data.mirror``, else ``$GRAPHAUDIT_DATA_MIRROR``)
 and then at ``<nodeground.gfm.artifacts>/<mirror_path>`` (where a downloaded copy belongs); nothing is
-downloaded here. :func:`build_adapter` turns an entry into its :class:`~graphaudit.nodeground.gfm.adapter.GFMAdapter`.
+downloaded here. :func:`graphaudit.nodeground.gfm.adapter.build_adapter` turns an entry into its adapter. The
+module imports no torch: the workflow reads the registry while it parses (:func:`graphaudit.nodeground.plan.gfm_run`).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,14 +18,12 @@ from typing import Any
 from graphaudit.common.settings import load_settings
 from graphaudit.common.yamlfile import read_yaml
 from graphaudit.data.fetch import MIRROR_ENV
-from graphaudit.nodeground.gfm.adapter import GFMAdapter, UnavailableAdapter
 
 __all__ = [
     "ArtifactSpec",
     "GFMSpec",
     "RegistryError",
     "artifact_candidates",
-    "build_adapter",
     "load_registry",
     "resolve_mirror",
 ]
@@ -89,14 +87,3 @@ def artifact_candidates(artifact: ArtifactSpec, artifacts: str | os.PathLike[str
     """Where ``artifact`` may be, in the order looked at: the data mirror, then the local artifact folder."""
     roots = [mirror] if mirror is not None else []
     return [Path(root) / artifact.mirror_path for root in [*roots, Path(artifacts)]]
-
-
-def build_adapter(name: str, spec: GFMSpec, artifacts: str | os.PathLike[str], mirror: Path | None) -> GFMAdapter:
-    """The adapter of registry entry ``name``: its ``adapter`` class, or an :class:`UnavailableAdapter`."""
-    if spec.adapter is None or spec.artifact is None:
-        return UnavailableAdapter(name, spec, ())
-    module_name, _, class_name = spec.adapter.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name, None)
-    if not (isinstance(cls, type) and issubclass(cls, GFMAdapter)):
-        raise RegistryError(f"GFM {name!r}: adapter {spec.adapter!r} is not a GFMAdapter class")
-    return cls(name, spec, artifact_candidates(spec.artifact, artifacts, mirror))

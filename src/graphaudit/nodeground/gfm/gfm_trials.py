@@ -10,46 +10,22 @@ checked against the record schema.
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import torch
 
 from graphaudit.common.rule import RuleContext
-from graphaudit.common.settings import load_settings
-from graphaudit.nodeground.gfm.adapter import cell_row, gfm_record
-from graphaudit.nodeground.gfm.artifacts import RegistryError, build_adapter, load_registry, resolve_mirror
-from graphaudit.nodeground.gfm.settings import GFMSettings
+from graphaudit.nodeground.gfm.adapter import build_adapter, cell_row, gfm_record
+from graphaudit.nodeground.gfm.artifacts import RegistryError, load_registry, resolve_mirror
 from graphaudit.nodeground.graph import NodeGraph, unavailable_reason
 from graphaudit.nodeground.search import SearchKeys
 from graphaudit.nodeground.splits import Splits
 from graphaudit.nodeground.train_tasks import unavailable_task, write_search
 
-__all__ = ["gfm_run", "gfm_wildcard", "nodeground_gfm"]
+__all__ = ["nodeground_gfm"]
 
 log = logging.getLogger(__name__)
-
-
-def gfm_run(section: Mapping[str, Any], gfms: Sequence[str]) -> list[str]:
-    """The GFMs of ``nodeground.gfm.run``, checked at parse time: each in the registry and in ``nodeground.gfms``
-    (part 2 treats exactly those as GFM endpoints)."""
-    settings = load_settings(GFMSettings, section, path="nodeground.gfm")
-    registry = load_registry(settings.registry)
-    unknown = [name for name in settings.run if name not in registry or name not in gfms]
-    if unknown:
-        raise RegistryError(
-            f"nodeground.gfm.run names {unknown}, which are not in both {settings.registry} ({sorted(registry)}) "
-            f"and nodeground.gfms ({list(gfms)})"
-        )
-    return list(settings.run)
-
-
-def gfm_wildcard(names: Sequence[str]) -> str:
-    """The ``gfm`` wildcard's constraint: exactly these GFMs (supervised searches share the record path)."""
-    return "|".join(re.escape(name) for name in names)
 
 
 def nodeground_gfm(ctx: RuleContext) -> None:

@@ -14,16 +14,10 @@ from graphaudit.data.graphset import GraphSet
 from graphaudit.pattern.cluster.generator import ClusterLaw, check_cluster_graphs, generate_split, release_test
 from graphaudit.pattern.cluster.sampler import SamplerSettings, run_shard, settings_for
 from graphaudit.pattern.dense import DenseGraphs, pack_graphs
-from graphaudit.pattern.settings import ClusterSettings
-from graphaudit.pattern.shards import shard_count
 
-__all__ = ["cluster_generate", "cluster_sample", "n_cluster_shards", "variant_settings"]
+__all__ = ["cluster_generate", "cluster_sample", "variant_settings"]
 
 log = logging.getLogger(__name__)
-
-
-def n_cluster_shards(settings: ClusterSettings) -> int:
-    return shard_count(settings.graphs, settings.shard_size)
 
 
 def variant_settings(variant: str, override: dict[str, int] | None) -> SamplerSettings:

@@ -30,7 +30,6 @@ from graphaudit.pattern.minesweeper.strip import (
     start_chain,
 )
 from graphaudit.pattern.settings import BPSettings, StripChain
-from graphaudit.pattern.shards import shard_count
 
 __all__ = [
     "SELF_TEST_TOLERANCE",
@@ -38,18 +37,12 @@ __all__ = [
     "minesweeper_bp",
     "minesweeper_selftest",
     "minesweeper_strip",
-    "strip_parts",
 ]
 
 log = logging.getLogger(__name__)
 
 SELF_TEST_TOLERANCE = 1e-9  # Table 15: the code's checks must agree with enumeration within this
 PROGRESS_EVERY = 100  # sweeps between progress lines of a strip part
-
-
-def strip_parts(chain: StripChain) -> int:
-    """Parts per strip chain: ``sweeps`` (annealing and sampling together) in jobs of ``sweeps_per_part``."""
-    return shard_count(chain.sweeps, chain.sweeps_per_part)
 
 
 def minesweeper_board(ctx: RuleContext) -> None:

@@ -1,9 +1,10 @@
-"""PATTERN's evaluation protocol and scores.
+"""PATTERN's scores.
 
-Which graphs each set evaluates; per-graph confusion counts of every predictor, kept as a tidy table
-(:data:`COUNT_COLUMNS`, written once by the scores rule); the score rows of Tables 2, 3 and 8 (pooled
-class-weighted accuracy with a graph-bootstrap interval, batch mean, plain accuracy, paired differences);
-Table 7's recovery kinds; the per-set rows of the matcher and Appendix B diagnostics.
+Per-graph confusion counts of every predictor on the graphs each set evaluates
+(:func:`graphaudit.pattern.plan.evaluated_graphs`), kept as a tidy table (:data:`COUNT_COLUMNS`, written once by
+the scores rule); the score rows of Tables 2, 3 and 8 (pooled class-weighted accuracy with a graph-bootstrap
+interval, batch mean, plain accuracy, paired differences); Table 7's recovery kinds; the per-set rows of the matcher
+and Appendix B diagnostics.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ import pandas as pd
 from graphaudit.common.seeds import rng_for
 from graphaudit.pattern.dense import DenseGraphs
 from graphaudit.pattern.planted.blind import threshold_predictions
-from graphaudit.pattern.settings import Selection, StartChecks
-from graphaudit.pattern.shards import shard_count, shard_of
 from graphaudit.stats.classification import (
     batch_mean,
     bootstrap_weights,
@@ -40,15 +39,11 @@ __all__ = [
     "SET_LABELS",
     "appendix_b_row",
     "blind_check_rows",
-    "check_graphs",
     "convention_row",
     "count_rows",
     "counts_for",
     "difference_row",
-    "evaluated_graphs",
     "matcher_diagnostics_row",
-    "n_check_shards",
-    "n_shards",
     "official_scores",
     "pooled_auc",
     "pooled_row",
@@ -56,13 +51,11 @@ __all__ = [
     "recovery_rows",
     "set_bootstrap",
     "set_counts",
-    "shard_graphs",
     "table2_frame",
     "table3_rows",
     "table8_frame",
 ]
 
-OFFICIAL = ("test", "val")
 SET_LABELS = {"test": "official", "val": "validation", "familiar": "familiar", "fresh": "fresh"}
 PATTERN_BLIND = "Pattern-blind predictor"  # the reference row of Table 3's differences and Figure 2's band
 COUNT_COLUMNS = ["set", "predictor", "graph", "tn", "fp", "fn", "tp"]  # one graph's 2 x 2 (true, predicted) counts
@@ -81,40 +74,6 @@ GRAPH_COLUMNS = [
 SET_COLUMNS = ["set", "threshold", "auc_prior", "auc_noprior"]
 MATCHER_KINDS = ("large", "scored", "fallback_largest", "none")
 RECOVERY_KINDS = ("exact", "near_miss", "other_size", "low_overlap", "none")
-
-
-# ---- which graphs ----------------------------------------------------------------------------------
-def evaluated_graphs(set_name: str, selection: Selection) -> list[int]:
-    """Graph indices scored in a set, in loader order.
-
-    Official splits are stored pattern by pattern; a subset takes the first copies of every pattern
-    (``evaluate`` graphs in all), so each pattern is represented equally. Fresh and familiar sets are scored whole.
-    """
-    if set_name in OFFICIAL:
-        per_pattern = getattr(selection.per_pattern, set_name)
-        wanted = getattr(selection.evaluate, set_name)
-        copies = min(per_pattern, max(1, wanted // selection.n_patterns))
-        return [k * per_pattern + c for k in range(selection.n_patterns) for c in range(copies)]
-    return list(range(getattr(selection.sets, set_name)))
-
-
-def n_shards(set_name: str, selection: Selection) -> int:
-    return shard_count(len(evaluated_graphs(set_name, selection)), selection.shard_size)
-
-
-def shard_graphs(set_name: str, shard: int, selection: Selection) -> list[int]:
-    """The graphs of one shard of a set's evaluated graphs."""
-    return shard_of(evaluated_graphs(set_name, selection), shard, selection.shard_size)
-
-
-def check_graphs(selection: Selection, checks: StartChecks) -> list[int]:
-    """The official-like test graphs of the pattern-blind start checks: the first ``checks.graphs`` evaluated
-    ones (the paper: the first 400 test graphs)."""
-    return evaluated_graphs("test", selection)[: checks.graphs]
-
-
-def n_check_shards(selection: Selection, checks: StartChecks) -> int:
-    return shard_count(len(check_graphs(selection, checks)), selection.shard_size)
 
 
 # ---- per-graph counts ------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from graphaudit.common.rule import RuleContext
 from graphaudit.common.seeds import rng_for, stable_seed
 from graphaudit.data.graphset import GraphSet
 from graphaudit.pattern.dense import DenseGraphs
+from graphaudit.pattern.plan import check_graphs, evaluated_graphs, shard_graphs
 from graphaudit.pattern.planted import matcher
 from graphaudit.pattern.planted.blind import (
     pattern_blind_posterior,
@@ -40,13 +41,10 @@ from graphaudit.pattern.planted.scoring import (
     GRAPH_COLUMNS,
     PATTERN_BLIND,
     SET_COLUMNS,
-    check_graphs,
     count_rows,
     counts_for,
-    evaluated_graphs,
     pooled_auc,
     recovery_kind,
-    shard_graphs,
 )
 from graphaudit.pattern.release import release_splits
 from graphaudit.pattern.settings import BlindChains, BlindSettings, Generation, HostFit, MatcherSettings, Selection
