@@ -5,7 +5,7 @@ test_settings.py; these runs check that the workflow calls them)."""
 from __future__ import annotations
 
 import yaml
-from test_workflow import ROOT, snakemake, workflow_copy
+from workflow_runs import ROOT, snakemake, workflow_copy
 
 
 def dry_run(tmp_path, overlay: dict | None = None, defaults_tail: str = ""):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_workflow import (
+from workflow_runs import (
     RUN_TIMEOUT_S,
     assert_same_outside_measurements,
     compared_outputs,

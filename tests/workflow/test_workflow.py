@@ -1,72 +1,40 @@
-"""The workflow end to end: the ci config in a temporary copy, dry runs, config validation, reruns."""
+"""The workflow end to end: the ci config in a temporary copy (started in the background when collection ends,
+``conftest.py``), its narrow rerun, dry runs, config validation, which rules a config change reruns."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from workflow_registry import STUDIES, study_outputs
+from workflow_registry import STUDIES, study_outputs, workflow_rules
+from workflow_runs import (
+    CI_LOG,
+    NODEGROUND,
+    RUN_RECORDS,
+    SNAKEMAKE,
+    assert_same_outside_measurements,
+    cheapest_job_per_rule,
+    compared_outputs,
+    finished_jobs,
+    rerun_copy,
+    snakemake,
+    workflow_copy,
+)
 
+from graphaudit.common.rule import OVER_MEMORY
+from graphaudit.common.workflow import is_local_module
 from graphaudit.glad.replay import SETTING_PROTOCOLS
-from graphaudit.nodeground.frontier import COSTS as FRONTIER_COSTS
-
-ROOT = Path(__file__).resolve().parents[2]
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
-COPIED = ("Snakefile", "config", "envs", "workflow")
 
 
-def workflow_copy(where: Path) -> Path:
-    where.mkdir(parents=True, exist_ok=True)
-    for name in COPIED:
-        source = ROOT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, where / name)
-    return where
-
-
-RUN_TIMEOUT_S = 3600  # a whole ci run: about 20 minutes alone on 2 cores, two at once about 35
-
-
-def snakemake(
-    cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 600
-) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, **(env or {})}
-    return subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=environment, timeout=timeout)
-
-
-@pytest.fixture(scope="module")
-def ci_runs(tmp_path_factory):
-    """Two independent runs of the ci config, each in its own copy of the workflow, at the same time: a single run
-    leaves a third of two cores idle (jobs waiting on their inputs, Snakemake's own bookkeeping), which the other
-    fills."""
-    copies = [workflow_copy(tmp_path_factory.mktemp(f"run{index}")) for index in range(2)]
-    command = [SNAKEMAKE, "--cores", "2", "--configfile", "config/ci.yaml"]
-    logs = [copy / "snakemake.out" for copy in copies]
-    runs = []
-    for copy, log in zip(copies, logs):
-        with log.open("w") as out:
-            runs.append(subprocess.Popen(command, cwd=copy, stdout=out, stderr=subprocess.STDOUT))
-    try:
-        for run in runs:
-            run.wait(timeout=RUN_TIMEOUT_S)
-    finally:
-        for run in runs:
-            run.kill()
-    for run, log in zip(runs, logs):
-        assert run.returncode == 0, log.read_text()[-6000:]
-    return copies
-
-
-def test_ci_config_runs_end_to_end(ci_runs):
-    run = ci_runs[0]
+def test_ci_config_runs_end_to_end(ci_run):
+    run = ci_run
     index = (run / "results/report/index.html").read_text()
     assert "graphaudit report" in index and "MUTAG" in index
     assert (run / "results/report/index.md").exists()
@@ -76,9 +44,9 @@ def test_ci_config_runs_end_to_end(ci_runs):
     assert "-> graphaudit.data.tasks:data_fetch" in (run / "logs/data/fetch_MUTAG.log").read_text()
 
 
-def test_ci_scores_your_own_model_as_table3_scores_the_run(ci_runs):
+def test_ci_scores_your_own_model_as_table3_scores_the_run(ci_run):
     """ci.yaml names a CKGConv run's own folder as a bring-your-own model: its rows are that run's Table 3 rows."""
-    run = ci_runs[0]
+    run = ci_run
     table3 = pd.read_csv(run / "results/pattern/tables/table3.csv")
     byo = pd.read_csv(run / "results/pattern/byo/ckgconv_seed0.csv")
     mine = byo[byo["rule"] == "released"].set_index("set")
@@ -96,10 +64,10 @@ def test_ci_scores_your_own_model_as_table3_scores_the_run(ci_runs):
     pd.testing.assert_frame_equal(mine.loc[rows.index, columns], rows[columns])
 
 
-def test_ci_minority_rerun_repeats_the_class0_runs_where_class0_is_the_minority(ci_runs):
+def test_ci_minority_rerun_repeats_the_class0_runs_where_class0_is_the_minority(ci_run):
     """ci.yaml re-runs MUTAG with the minority class anomalous; MUTAG's minority is class 0 (63 of 188), so its folds,
     tuned runs and protocols are UB-GOLD's own, and robustness.csv's minority rows equal the class-0 leakage."""
-    run = ci_runs[0]
+    run = ci_run
     folds = [
         json.loads((run / path).read_text())
         for path in ("results/glad/folds/MUTAG.json", "results/glad/minority/folds/MUTAG.json")
@@ -132,10 +100,10 @@ def report_categories(page: str) -> dict[str, dict[str, list[str]]]:
     return json.loads(re.search(r"var categories = (\{.*?\});\n", page).group(1))
 
 
-def test_snakemake_report_holds_every_declared_output(ci_runs, tmp_path):
+def test_snakemake_report_holds_every_declared_output(ci_run, tmp_path):
     """`snakemake --report` on the finished ci run: the zip holds every table and figure each study declares,
     byte for byte, under the study's category, with the claims and the data table; the one-file HTML builds."""
-    run = ci_runs[0]
+    run = ci_run
     result = snakemake(run, "--report", str(tmp_path / "report.zip"), "--configfile", "config/ci.yaml")
     assert result.returncode == 0, result.stderr[-3000:]
     with zipfile.ZipFile(tmp_path / "report.zip") as archive:
@@ -154,8 +122,8 @@ def test_snakemake_report_holds_every_declared_output(ci_runs, tmp_path):
     assert (tmp_path / "report.html").stat().st_size > 100_000
 
 
-def test_ci_report_opens_with_the_verdicts_and_shows_every_figure(ci_runs):
-    run = ci_runs[0]
+def test_ci_report_opens_with_the_verdicts_and_shows_every_figure(ci_run):
+    run = ci_run
     page = (run / "results/report/index.html").read_text()
     order = [page.index(f'id="{anchor}"') for anchor in ("dashboard", "failed", "data", *sorted(STUDIES))]
     assert order == sorted(order)
@@ -170,104 +138,35 @@ def test_ci_report_opens_with_the_verdicts_and_shows_every_figure(ci_runs):
     assert "<details><summary>" in page and '<nav><h2>Contents</h2><ul><li><a href="#dashboard">' in page
 
 
-def test_ci_report_renders_in_headless_chromium(ci_runs, headless_page_problems):
+def test_ci_report_renders_in_headless_chromium(ci_run, headless_page_problems):
     """The ci report in a real browser: every image renders, every link and anchor resolves, no script error."""
-    assert headless_page_problems(ci_runs[0] / "results/report/index.html") == []
+    assert headless_page_problems(ci_run / "results/report/index.html") == []
 
 
-RUN_RECORDS = "results/glad/records"  # training runs: records carry wall time and peak memory by design
-TYPED_RUN_RECORDS = "results/glad/typed/records"  # the typed evaluation's training runs, likewise
-MINORITY_RUN_RECORDS = "results/glad/minority/records"  # the minority-class re-run's training runs, likewise
-LM_RUNS = "results/graphlm/*/lm/*/s*/run.json"  # the graph language models' runs: their wall time
-NEURAL_RUNS = ("results/pattern/neural/*/*/seed*/run.json", "results/pattern/neural/*/*/seed*/records.jsonl")
-MACHINE_FIELDS = {"wall_s", "epoch_s", "peak_rss_mb", "records_sha256"}  # the seal of records.jsonl, which holds both
-# nodeground measures what each method costs (spec 4.7-4.9): its records carry seconds and peak memory, and the
-# tables built from those measurements differ in exactly these columns between two runs on one machine
-NODEGROUND = "results/nodeground"
-MEASURED_COLUMNS = {"fit_s", "predict_s", "peak_mem_fit_mb", "peak_mem_predict_mb", *FRONTIER_COSTS.values()}
-COST_TABLES = {
-    "tuning": {"cost"},
-    "table7": {"cost_k_star", "full_cost"},
-    "frontier": {"overhead", "log2_overhead", "on_frontier"},
-}
-COST_FIGURES = {"fig8", "fig15", "fig16"}  # drawn from the cost tables above
-# the pattern study's neural runs report their training time (Table 9, from the scores' runs.csv)
-TIMED_TABLES = {
-    Path("results/pattern/neural/scores/runs.csv"): {"train_hours"},
-    Path("results/pattern/tables/table9.csv"): {"train_hours"},
-}
-TIMED_MARKDOWN = Path("results/pattern/tables/table9.md")
-REPORT_MD = Path("results/report/index.md")
+def rerun_rules() -> set[str]:
+    """The rules the narrow rerun runs again, one job each: every rule that computes (trains, samples, generates,
+    searches, mines: where randomness, threads and process state could leak into results) and every figure and
+    the report. Table rules are left out: each study's golden tests rebuild its tables byte for byte from
+    committed inputs in a fresh process."""
+    return {
+        rule.name
+        for rule in workflow_rules("config/ci.yaml")
+        if rule.entry
+        and (not is_local_module(rule.entry.split(":")[0]) or not rule.entry.split(":")[0].endswith(".tables"))
+    }
 
 
-def without_machine_fields(path: Path) -> list[dict]:
-    lines = path.read_text(encoding="utf-8").splitlines() if path.suffix == ".jsonl" else [path.read_text()]
-    return [{k: v for k, v in json.loads(line).items() if k not in MACHINE_FIELDS} for line in lines]
+@pytest.fixture(scope="module")
+def ci_rerun(ci_run, tmp_path_factory) -> tuple[Path, Path]:
+    """The finished ci run and a copy of it in which the quickest job of every rerun rule ran again."""
+    jobs = cheapest_job_per_rule(finished_jobs((ci_run / CI_LOG).read_text()), rerun_rules())
+    return ci_run, rerun_copy(ci_run, jobs, tmp_path_factory.mktemp("rerun") / "run")
 
 
-def without_measured_columns(path: Path, columns: set[str]) -> pd.DataFrame:
-    frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-    return frame.drop(columns=[c for c in columns if c in frame.columns])
-
-
-def cost_table_lines(run: Path) -> set[str]:
-    """The lines of nodeground's cost tables and the timed pattern table (none when the run left them out)."""
-    tables = [run / NODEGROUND / "tables" / f"{name}.md" for name in COST_TABLES] + [run / TIMED_MARKDOWN]
-    return {line for table in tables if table.exists() for line in table.read_text().splitlines()}
-
-
-def assert_same_outside_measurements(first: Path, second: Path, relative: Path) -> None:
-    """The comparison of one output of two runs, leaving out what is a measurement of the machine."""
-    if (
-        (
-            any(relative.is_relative_to(r) for r in (RUN_RECORDS, TYPED_RUN_RECORDS, MINORITY_RUN_RECORDS))
-            and relative.suffix in (".jsonl", ".json")
-        )
-        or relative.match(LM_RUNS)
-        or any(relative.match(pattern) for pattern in NEURAL_RUNS)
-    ):
-        assert without_machine_fields(first / relative) == without_machine_fields(second / relative), relative
-    elif relative in TIMED_TABLES:
-        pd.testing.assert_frame_equal(
-            *(without_measured_columns(r / relative, TIMED_TABLES[relative]) for r in (first, second))
-        )
-    elif (
-        relative.is_relative_to(NODEGROUND) and relative.stem in COST_TABLES and relative.suffix in (".csv", ".parquet")
-    ):
-        columns = COST_TABLES[relative.stem]
-        pd.testing.assert_frame_equal(*(without_measured_columns(r / relative, columns) for r in (first, second)))
-    elif relative.is_relative_to(NODEGROUND) and relative.suffix == ".parquet":
-        pd.testing.assert_frame_equal(
-            *(without_measured_columns(r / relative, MEASURED_COLUMNS) for r in (first, second))
-        )
-    elif relative == REPORT_MD:  # it differs only in the rows of the cost tables it embeds
-        changed = set((first / relative).read_text().splitlines()) - set((second / relative).read_text().splitlines())
-        assert changed <= cost_table_lines(first), sorted(changed - cost_table_lines(first))[:5]
-    else:
-        assert (first / relative).read_bytes() == (second / relative).read_bytes(), relative
-
-
-def compared_outputs(run: Path) -> list[Path]:
-    """Every result file, less checkpoints (they hold the wall time; their records and scores are compared), the
-    renderings of measured costs (the cost tables' markdown and figures, and the HTML page holding them)."""
-    outputs = sorted(p.relative_to(run) for p in (run / "results").rglob("*") if p.is_file())
-    return [
-        p
-        for p in outputs
-        if p.name != "checkpoint.pt"
-        and p not in (Path("results/report/index.html"), TIMED_MARKDOWN)
-        and not (
-            p.is_relative_to(NODEGROUND)
-            and p.suffix in (".md", ".png", ".svg")
-            and p.stem in {*COST_TABLES, *COST_FIGURES}
-        )
-    ] + [Path("data/processed/MUTAG.npz")]
-
-
-def test_ci_rerun_is_byte_identical(ci_runs):
-    """Every result file is byte-identical, except what measures the machine: in training-run records and
-    nodeground's cost tables those fields are left out and the rest compared."""
-    first, second = ci_runs
+def test_ci_rerun_is_byte_identical(ci_rerun):
+    """Every result file is byte-identical after the rerun, except what measures the machine: in training-run
+    records and nodeground's cost tables those fields are left out and the rest compared."""
+    first, second = ci_rerun
     outputs = compared_outputs(first)
     assert len(outputs) > 4
     run_files = [p for p in outputs if p.is_relative_to(RUN_RECORDS)]
@@ -275,6 +174,26 @@ def test_ci_rerun_is_byte_identical(ci_runs):
     assert any(p.is_relative_to(NODEGROUND) and p.suffix == ".parquet" for p in outputs)
     for relative in outputs:
         assert_same_outside_measurements(first, second, relative)
+
+
+def test_the_rerun_ran_one_job_of_every_rule_that_computes_again(ci_rerun):
+    """The rerun is not a copy: every computing rule, figure and the report ran again in it."""
+    _, second = ci_rerun
+    rerun = {job.rule for job in finished_jobs((second / CI_LOG).read_text())}
+    ran = {job.rule for job in finished_jobs((ci_rerun[0] / CI_LOG).read_text())}
+    assert rerun_rules() & ran <= rerun, sorted(rerun_rules() & ran - rerun)
+    assert "report" in rerun and "train_run_glad" in rerun and "nodeground_search" in rerun
+
+
+def test_every_job_stayed_within_its_declared_memory(ci_run):
+    """No job's peak memory exceeded its rule's mem_mb (graphaudit.common.rule.log_peak_memory warns when one
+    does), and every job that ran through the rule runner logged its peak."""
+    logs = {path: path.read_text() for path in (ci_run / "logs").rglob("*.log")}
+    over = [str(path.relative_to(ci_run)) for path, text in logs.items() if OVER_MEMORY in text]
+    assert not over, over
+    finished = [path for path, text in logs.items() if re.search(r"rule \w+ finished in", text)]
+    assert len(finished) > 100
+    assert all("peak memory" in logs[path] for path in finished), [p for p in finished if "peak memory" not in logs[p]]
 
 
 def test_paper_config_dry_run(tmp_path):
@@ -386,5 +305,5 @@ def outdated_rules(run: Path, change: dict) -> set[str]:
 
 
 @pytest.mark.parametrize("change, expected", NARROW_RERUNS, ids=[next(iter(c)) for c, _ in NARROW_RERUNS])
-def test_one_key_reruns_only_what_reads_it(ci_runs, change, expected):
-    assert outdated_rules(ci_runs[1], change) == expected
+def test_one_key_reruns_only_what_reads_it(ci_run, change, expected):
+    assert outdated_rules(ci_run, change) == expected
