@@ -18,7 +18,7 @@ TIER_CONFIG := $(if $(filter quick,$(TIER)),,--configfile config/$(TIER).yaml)
 # the local run's jobs together stay within the machine's memory: Snakemake packs them by each rule's mem_mb
 MEM_MB ?= $(shell awk '/^MemTotal/ {print int($$2 / 1024)}' /proc/meminfo 2>/dev/null)
 
-.PHONY: install reproduce lint test test-slurm gpu-check clean
+.PHONY: install reproduce report lint test test-slurm gpu-check clean
 
 install: $(STAMP)
 
@@ -30,10 +30,17 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # a lock left by a killed run is removed first when no Snakemake runs here (graphaudit.common.locks), with a line saying so
+# the end of every run, failed or not, is the report of what is done (results/report/partial/index.html)
 reproduce: install
 	test "$(TIER)" = quick || test -f config/$(TIER).yaml || { echo "TIER=$(TIER): no config/$(TIER).yaml (tiers: quick, ci, paper)"; exit 2; }
 	$(BIN)/graphaudit unlock
-	$(BIN)/snakemake --cores $(CORES) --workflow-profile workflow/profiles/default $(if $(MEM_MB),--resources mem_mb=$(MEM_MB)) $(TIER_CONFIG)
+	$(BIN)/snakemake --cores $(CORES) --workflow-profile workflow/profiles/default $(if $(MEM_MB),--resources mem_mb=$(MEM_MB)) $(TIER_CONFIG); \
+	status=$$?; $(REPORT_PARTIAL); exit $$status
+
+# the report of whatever is done so far, also while a run goes on: claims whose tables are not there yet are PENDING
+REPORT_PARTIAL = $(BIN)/snakemake report_partial --forcerun report_partial --nolock --cores 1 --quiet rules $(TIER_CONFIG)
+report: install
+	$(REPORT_PARTIAL)
 
 # ruff (lint + format), snakefmt and Snakemake's own linter on the default and paper configs: all clean
 lint: install

@@ -21,6 +21,7 @@ from graphaudit.report.assemble import (
     render_markdown,
     report,
     report_blocks,
+    report_partial,
     toc_entries,
 )
 from graphaudit.report.claims import Verdict
@@ -473,6 +474,48 @@ def test_report(results_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert '<td class="pass">PASS</td>' in page and '<td class="fail">FAIL</td>' in page
     assert "<td>a&lt;b</td>" in page
     assert '<img src="figures/dashboard_pattern.png"' in page and '<img src="../pattern/figures/fig2.png"' in page
+
+
+def test_the_partial_report_shows_what_is_done_and_marks_declared_tables_pending(
+    results_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that has produced x.csv and fig2.png but not gpu.csv, nor the data table yet: the claim on gpu.csv is
+    PENDING (not NOT RUN), a claim of another scale stays NOT RUN, and the report shows the outputs that exist."""
+    monkeypatch.chdir(results_tree)
+    claims = str(write_claims_file(results_tree / "pattern.yaml"))
+    declared = ["results/pattern/tables/x.csv", "results/pattern/figures/fig2.png", "results/pattern/tables/gpu.csv"]
+    ctx = RuleContext(
+        input={"claims": [claims]},
+        output={
+            "markdown": "results/report/partial/index.md",
+            "html": "results/report/partial/index.html",
+            "claims": "results/report/partial/claims.csv",
+            "dashboards": ["results/report/partial/figures/dashboard_pattern.png"],
+        },
+        params={
+            "scale": "ci",
+            "studies": ["pattern"],
+            "dashboards": ["pattern"],
+            "outputs": declared,
+            "datasets": "results/data/tables/datasets.csv",
+        },
+    )
+    report_partial(ctx)
+    out = results_tree / "results" / "report" / "partial"
+    verdicts = pd.read_csv(out / "claims.csv").set_index("claim")
+    assert verdicts["status"].to_dict() == {
+        "gin_acc": "PASS",
+        "gcn_acc": "FAIL",
+        "one_gin_row": "PASS",
+        "gpu_only": "PENDING",
+        "later": "NOT RUN",
+    }
+    assert verdicts.loc["gpu_only", "reason"] == "its table is not produced yet: the run has not reached it"
+    markdown = (out / "index.md").read_text()
+    assert "Findings: 1 PASS, 1 FAIL, 1 NOT RUN, 1 PENDING." in markdown
+    assert "<summary>Pending (1): its table is not produced yet: the run has not reached it</summary>" in markdown
+    assert "![fig2](../../pattern/figures/fig2.png)" in markdown and "## Data" not in markdown
+    assert "<summary>Pending (1): its table is not produced yet" in (out / "index.html").read_text()
 
 
 def test_report_renders_in_headless_chromium(

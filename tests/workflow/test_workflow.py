@@ -196,6 +196,28 @@ def test_every_job_stayed_within_its_declared_memory(ci_run):
     assert all("peak memory" in logs[path] for path in finished), [p for p in finished if "peak memory" not in logs[p]]
 
 
+def test_the_partial_report_runs_before_anything_else_with_every_judgeable_claim_pending(tmp_path):
+    """`make report` on a fresh copy: no job has run, so no claim is judged; each is PENDING or, when the run
+    would not produce its table or it applies at another scale, NOT RUN."""
+    copy = workflow_copy(tmp_path)
+    result = snakemake(
+        copy,
+        "report_partial",
+        "--forcerun",
+        "report_partial",
+        "--nolock",
+        "--cores",
+        "1",
+        "--configfile",
+        "config/ci.yaml",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    verdicts = pd.read_csv(copy / "results/report/partial/claims.csv")
+    assert set(verdicts["status"]) == {"PENDING", "NOT RUN"}
+    datasets = verdicts[verdicts["claim"] == "u7_bzr_graphs"]
+    assert datasets["status"].tolist() == ["PENDING"]  # the data table is pending too
+
+
 def test_paper_config_dry_run(tmp_path):
     result = snakemake(workflow_copy(tmp_path), "-n", "--configfile", "config/paper.yaml")
     assert result.returncode == 0, result.stderr[-3000:]

@@ -34,3 +34,29 @@ rule report:
         dashboards=DASHBOARDS,
     script:
         RUN
+
+
+# The report of whatever is done, at any time (`make report`, and the end of `make reproduce`, failed run or not):
+# no inputs but the claims files, so it runs before or during a run; a claim whose declared table is not there yet
+# is PENDING. Run it with --forcerun report_partial (its outputs exist after the first time) and --nolock.
+rule report_partial:
+    input:
+        claims=CLAIMS_PATHS,
+    output:
+        markdown="results/report/partial/index.md",
+        html="results/report/partial/index.html",
+        claims="results/report/partial/claims.csv",
+        dashboards=expand("results/report/partial/figures/dashboard_{study}.png", study=DASHBOARDS),
+    log:
+        "logs/report/report_partial.log",
+    conda:
+        ENV
+    params:
+        entry="graphaudit.report.assemble:report_partial",
+        scale=config["scale"],
+        studies=STUDIES,
+        dashboards=DASHBOARDS,
+        outputs=[str(path) for path in study_targets(STUDY_TARGETS, STUDIES)],
+        datasets=str(rules.datasets_data.output.table),
+    script:
+        RUN

@@ -21,10 +21,12 @@ from graphaudit.common.atomic import write_text
 from graphaudit.common.rule import RuleContext
 from graphaudit.report.claims import evaluate_files
 from graphaudit.report.dashboard import (
+    PENDING,
     VERDICTS,
     headline_claims,
     interval_text,
     plot_headlines,
+    shown_verdicts,
     verdict_counts,
 )
 from graphaudit.report.figures import save_figure
@@ -61,11 +63,27 @@ def report(ctx: RuleContext) -> None:
     """Rule entry: evaluate the claims (``input.claims``), draw each study's dashboard figure
     (``output.dashboards``, one per study of ``params.dashboards``) and write the claims table and the Markdown
     and HTML report of the data table (``input.datasets``) and every declared output (``input.studies``)."""
+    claims = evaluate_files(ctx.input_list("claims"), Path.cwd(), ctx.params["scale"])
+    write_report(ctx, claims, ctx.input_list("studies"), Path(ctx.input["datasets"]))
+
+
+def report_partial(ctx: RuleContext) -> None:
+    """Rule entry: the report of whatever a run has produced so far (``results/report/partial/``), at any time,
+    failed run or not: the declared outputs (``params.outputs``) that exist are shown, and a claim whose table is
+    declared but not there yet is PENDING rather than NOT RUN (which says the run will not produce it)."""
+    declared, datasets = list(ctx.params["outputs"]), Path(ctx.params["datasets"])
+    produced = [path for path in declared if Path(path).exists()]
+    pending = frozenset([*declared, str(datasets)]) - {*produced, *([str(datasets)] if datasets.exists() else [])}
+    claims = evaluate_files(ctx.input_list("claims"), Path.cwd(), ctx.params["scale"], pending)
+    write_report(ctx, claims, produced, datasets)
+
+
+def write_report(ctx: RuleContext, claims: pd.DataFrame, outputs: Sequence[str], datasets: Path) -> None:
+    """The claims table, one dashboard figure per study of ``params.dashboards`` and the Markdown and HTML report
+    of ``outputs`` into the rule's outputs."""
     out_md = Path(ctx.output["markdown"])
-    claim_files = ctx.input_list("claims")
-    claims = evaluate_files(claim_files, Path.cwd(), ctx.params["scale"])
     write_table(claims, ctx.output["claims"], title="Claims")
-    headlines = headline_claims(claim_files, claims, Path.cwd(), ctx.params["scale"])
+    headlines = headline_claims(ctx.input_list("claims"), claims, Path.cwd(), ctx.params["scale"])
     figures = [Path(p) for p in ctx.output_list("dashboards")]
     dashboards = dict(zip(ctx.params["dashboards"], figures, strict=True))
     for study, png in dashboards.items():
@@ -73,9 +91,9 @@ def report(ctx: RuleContext) -> None:
     blocks = report_blocks(
         claims,
         list(ctx.params["studies"]),
-        ctx.input_list("studies"),
+        outputs,
         ctx.params["scale"],
-        datasets=Path(ctx.input["datasets"]),
+        datasets=datasets,
         headlines=headlines,
         dashboards=dashboards,
     )
@@ -113,16 +131,20 @@ def report_blocks(
 
 
 def claims_summary(claims: pd.DataFrame) -> str:
-    """``N PASS, N FAIL, N NOT RUN`` over the findings among ``claims`` (invariants are not counted)."""
+    """``N PASS, N FAIL, N NOT RUN`` (and ``, N PENDING`` in a partial report) over the findings among ``claims``
+    (invariants are not counted)."""
     counts = claims.loc[claims["role"] == "finding", "status"].value_counts()
-    return ", ".join(f"{int(counts.get(s, 0))} {s}" for s in VERDICTS)
+    return ", ".join(f"{int(counts.get(s, 0))} {s}" for s in shown_verdicts(claims))
 
 
 def invariants_summary(claims: pd.DataFrame) -> str:
-    """``Invariants (checks of the code, not counted): N held, N broken, N not checked``."""
+    """``Invariants (checks of the code, not counted): N held, N broken, N not checked`` (``, N pending``)."""
     counts = claims.loc[claims["role"] == "invariant", "status"].value_counts()
     held, broken, unchecked = (int(counts.get(s, 0)) for s in VERDICTS)
-    return f"Invariants (checks of the code, not counted): {held} held, {broken} broken, {unchecked} not checked"
+    pending = f", {int(counts.get(PENDING, 0))} pending" if PENDING in shown_verdicts(claims) else ""
+    return (
+        f"Invariants (checks of the code, not counted): {held} held, {broken} broken, {unchecked} not checked{pending}"
+    )
 
 
 def dashboard_blocks(
@@ -204,6 +226,10 @@ def _claim_blocks(study: str, claims: pd.DataFrame) -> list[Block]:
     failed = int((claims["status"] == "FAIL").sum())
     if failed:
         blocks.append(Block("p", f"Failed ({failed}): listed with their reasons under Failed claims.", link="failed"))
+    pending = claims[claims["status"] == PENDING]
+    if len(pending):
+        summary = f"Pending ({len(pending)}): {pending['reason'].iloc[0]}"
+        blocks.append(Block("details", text=summary, table=pending[NOT_RUN_COLUMNS]))
     groups = not_run_groups(claims)
     if groups:
         blocks.append(Block("h4", f"Not run ({sum(len(rows) for _, rows in groups)}), by reason"))
@@ -292,7 +318,7 @@ def _html_table(frame: pd.DataFrame) -> str:
         cells = []
         for value in row:
             text = format_value(value)
-            css = f' class="{_css_class(text)}"' if text in VERDICTS else ""
+            css = f' class="{_css_class(text)}"' if text in (*VERDICTS, PENDING) else ""
             cells.append(f"<td{css}>{html.escape(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
@@ -310,7 +336,7 @@ _CSS = (
     "body{font-family:sans-serif;max-width:75em;margin:2em auto;padding:0 1em}"
     "table{border-collapse:collapse;margin:1em 0;display:block;overflow-x:auto}"
     "td,th{border:1px solid #ccc;padding:.25em .5em}"
-    "th{background:#f4f4f4}.pass{background:#dfd}.fail{background:#fdd}.not-run{background:#eee}"
+    "th{background:#f4f4f4}.pass{background:#dfd}.fail{background:#fdd}.not-run{background:#eee}.pending{background:#def}"
     "img{max-width:100%}figure{margin:1em 0}figcaption{color:#555;font-size:.9em}"
     "details{margin:.5em 0}summary{cursor:pointer}nav ul{margin:.2em 0}"
 )

@@ -66,7 +66,7 @@ class Verdict:
     paper: Any
     reproduced: Any
     tolerance: str
-    status: str  # PASS | FAIL | NOT RUN
+    status: str  # PASS | FAIL | NOT RUN | PENDING (a partial report: its table is not produced yet)
     reason: str
     guaranteed_by: str  # an invariant's guarantee ('' for a finding)
 
@@ -148,8 +148,14 @@ def applies_at(claim: Mapping[str, Any], scale: str) -> bool:
     return scale in claim.get("scales", _ALL_SCALES)
 
 
-def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Verdict:
-    """Evaluate one claim against the tables under ``root`` at the active ``scale``."""
+PENDING_REASON = "its table is not produced yet: the run has not reached it"
+
+
+def evaluate(
+    study: str, claim: Mapping[str, Any], root: Path, scale: str, pending: frozenset[str] = frozenset()
+) -> Verdict:
+    """Evaluate one claim against the tables under ``root`` at the active ``scale``; a claim whose table is missing
+    but among ``pending`` (the run's declared outputs not produced yet, in a partial report) is PENDING."""
 
     def verdict(status: str, reproduced: Any = None, reason: str = "") -> Verdict:
         return Verdict(
@@ -174,6 +180,8 @@ def evaluate(study: str, claim: Mapping[str, Any], root: Path, scale: str) -> Ve
     source = claim["source"]
     table = root / source["table"]
     if not table.exists():
+        if source["table"] in pending:
+            return verdict("PENDING", reason=PENDING_REASON)
         if claim.get("requires") == "gpu":
             return verdict("NOT RUN", reason=f"needs a GPU run; {source['table']} has not been produced")
         return verdict("NOT RUN", reason=f"{source['table']} was not produced by this run (study or data not run)")
@@ -262,11 +270,11 @@ def _tolerance_text(claim: Mapping[str, Any]) -> str:
     return f"±{float(claim.get('tolerance', 0)):g}"
 
 
-def evaluate_files(paths: list[str], root: Path, scale: str) -> pd.DataFrame:
-    """Evaluate every claim of every file; one row per claim."""
+def evaluate_files(paths: list[str], root: Path, scale: str, pending: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Evaluate every claim of every file; one row per claim (``pending``: see :func:`evaluate`)."""
     verdicts = []
     for path in paths:
         study, claims = load_claims(path)
-        verdicts.extend(evaluate(study, claim, root, scale) for claim in claims)
+        verdicts.extend(evaluate(study, claim, root, scale, pending) for claim in claims)
     columns = list(Verdict.__dataclass_fields__)
     return pd.DataFrame([v.__dict__ for v in verdicts], columns=columns)

@@ -16,7 +16,13 @@ from graphaudit.report.figures import pyplot
 from graphaudit.report.tables import format_value
 
 VERDICTS = ("PASS", "FAIL", "NOT RUN")
-INVARIANT_COUNTS = {"PASS": "invariants held", "FAIL": "invariants broken", "NOT RUN": "invariants not checked"}
+PENDING = "PENDING"  # a partial report's claim whose table the run has not produced yet
+INVARIANT_COUNTS = {
+    "PASS": "invariants held",
+    "FAIL": "invariants broken",
+    "NOT RUN": "invariants not checked",
+    PENDING: "invariants pending",
+}
 HEADLINE_COLUMNS = [
     "study",
     "claim",
@@ -31,26 +37,31 @@ HEADLINE_COLUMNS = [
     "status",
     "reason",
 ]
-COLOURS = {"PASS": "#2e7d32", "FAIL": "#c62828", "NOT RUN": "#9e9e9e"}
+COLOURS = {"PASS": "#2e7d32", "FAIL": "#c62828", "NOT RUN": "#9e9e9e", PENDING: "#1565c0"}
+
+
+def shown_verdicts(claims: pd.DataFrame) -> tuple[str, ...]:
+    """The verdicts a table of ``claims`` counts: PASS, FAIL, NOT RUN, and PENDING when a claim is pending."""
+    return (*VERDICTS, PENDING) if (claims["status"] == PENDING).any() else VERDICTS
 
 
 def verdict_counts(claims: pd.DataFrame, studies: Sequence[str]) -> pd.DataFrame:
     """One row per study, in the order of ``studies``: the PASS, FAIL and NOT RUN counts of its findings and their
     total (``findings``), then the same counts of its invariants under their own names: an invariant that holds
     is a check of the code, not a reproduced result."""
-    rows = []
+    verdicts, rows = shown_verdicts(claims), []
     for study in studies:
         mine = claims[claims["study"] == study]
         findings, invariants = (mine.loc[mine["role"] == role, "status"] for role in ("finding", "invariant"))
         rows.append(
             {
                 "study": study,
-                **{v: int((findings == v).sum()) for v in VERDICTS},
+                **{v: int((findings == v).sum()) for v in verdicts},
                 "findings": len(findings),
-                **{INVARIANT_COUNTS[v]: int((invariants == v).sum()) for v in VERDICTS},
+                **{INVARIANT_COUNTS[v]: int((invariants == v).sum()) for v in verdicts},
             }
         )
-    return pd.DataFrame(rows, columns=["study", *VERDICTS, "findings", *INVARIANT_COUNTS.values()])
+    return pd.DataFrame(rows, columns=["study", *verdicts, "findings", *(INVARIANT_COUNTS[v] for v in verdicts)])
 
 
 def headline_studies(paths: Sequence[str], scale: str) -> list[str]:
@@ -79,7 +90,7 @@ def headline_claims(paths: Sequence[str], verdicts: pd.DataFrame, root: Path, sc
 
 def _headline_row(study: str, claim: dict[str, Any], verdict: pd.Series, root: Path) -> dict[str, Any]:
     paper, tolerance = float(claim["paper"]), float(claim.get("tolerance", 0))
-    judged = verdict["status"] != "NOT RUN"
+    judged = verdict["status"] in ("PASS", "FAIL")
     low, high = (read_interval(root, claim["source"]) if judged else None) or (math.nan, math.nan)
     return {
         "study": study,
@@ -155,9 +166,9 @@ def _draw_claim(axis: Any, row: pd.Series) -> None:
 
 def _claim_title(row: pd.Series) -> str:
     head = f"{row['claim']}: paper {format_value(row['paper'])}"
-    if row["status"] == "NOT RUN":
+    if row["status"] not in ("PASS", "FAIL"):
         reason = str(row["reason"])
-        return f"{head}; NOT RUN: {reason if len(reason) <= 70 else reason[:69] + '…'}"
+        return f"{head}; {row['status']}: {reason if len(reason) <= 70 else reason[:69] + '…'}"
     interval = interval_text(row)
     return f"{head}, reproduced {format_value(row['reproduced'])}{' ' + interval if interval else ''}: {row['status']}"
 
