@@ -30,7 +30,6 @@ from graphaudit.pattern.neural_plan import (
     MODEL_CONFIGS,
     NEURAL_SETS,
     RrwpPlan,
-    load_recipes,
     neural_graphs,
     neural_recipe,
 )
@@ -39,16 +38,8 @@ from graphaudit.pattern.planted.tasks import generate
 from graphaudit.pattern.settings import NeuralScale, NeuralShards, Selection
 from graphaudit.stats.classification import class_weighted_accuracy
 
-ROOT = Path(__file__).resolve().parents[2]
-RECIPES = load_recipes(ROOT / "config/pattern/neural.yaml")
-SELECTION = {
-    "n_patterns": 2,
-    "per_pattern": {"train": 3, "val": 2, "test": 2},
-    "evaluate": {"test": 4, "val": 2},
-    "sets": {"fresh": 2, "familiar": 2},
-    "shard_size": 2,
-}
-SHARDS = {"train_graphs": 4, "rrwp_shard_size": 3}
+from .neural_inputs import RECIPES, SELECTION, SHARDS
+
 RELEASED_SETS = {name: file for name, file in NEURAL_SETS.items() if name not in FRESH_SETS}  # what released reads
 
 

@@ -4,8 +4,6 @@ of each protocol and the inputs of the jobs that read the fresh splits or the he
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
@@ -16,7 +14,6 @@ from graphaudit.pattern.neural_plan import (
     check_protocols,
     fresh_sizes,
     held_out_file,
-    load_recipes,
     neural_graphs,
     neural_recipe,
     neural_runs,
@@ -27,16 +24,7 @@ from graphaudit.pattern.neural_plan import (
 from graphaudit.pattern.settings import NeuralScale, NeuralSettings, NeuralShards, PatternSettings, Selection
 from graphaudit.selection.curves import released
 
-ROOT = Path(__file__).resolve().parents[2]
-RECIPES = load_recipes(ROOT / "config/pattern/neural.yaml")
-SELECTION = {
-    "n_patterns": 2,
-    "per_pattern": {"train": 3, "val": 2, "test": 2},
-    "evaluate": {"test": 4, "val": 2},
-    "sets": {"fresh": 2, "familiar": 2},
-    "shard_size": 2,
-}
-SHARDS = {"train_graphs": 4, "rrwp_shard_size": 3}
+from .neural_inputs import RECIPES, ROOT, SELECTION, SHARDS
 
 
 class _Wildcards(dict):
