@@ -19,9 +19,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["REBUILD", "CorruptFileError", "check_zip", "read_npz", "read_parquet"]
+__all__ = ["REBUILD", "CorruptFileError", "check_zip", "read_npz", "read_parquet", "rebuild_remedy"]
 
-REBUILD = "delete it and rerun the workflow: Snakemake rebuilds it from its inputs, and what depends on it"
+REBUILD = "rebuild"  # the default remedy: :func:`rebuild_remedy` of the damaged file
+
+
+def rebuild_remedy(path: str | os.PathLike[str]) -> str:
+    """What rebuilds a damaged output of the workflow, followed literally. Deleting the file alone is not enough:
+    Snakemake does not remake a missing intermediate whose dependents are up to date ("Nothing to be done")."""
+    return (
+        f"rebuild it from its inputs with `snakemake {path} --force --cores 1` (add your run's --configfile), then "
+        "run the workflow again: what depends on it reruns"
+    )
 
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, ValueError)  # ValueError: a garbled .npy header
 
@@ -33,11 +42,13 @@ class CorruptFileError(RuntimeError):
     """
 
     def __init__(self, path: str | os.PathLike[str], problem: str, remedy: str = REBUILD) -> None:
-        self.path, self.problem, self.remedy = Path(path), problem, remedy
-        super().__init__(f"{self.path}: {problem}; {remedy}")
+        self.path, self.problem = Path(path), problem
+        self.remedy = rebuild_remedy(path) if remedy == REBUILD else remedy
+        super().__init__(f"{self.path}: {problem}; {self.remedy}")
 
     def with_remedy(self, remedy: str) -> CorruptFileError:
-        """The same error with the remedy a caller that knows the workflow can name."""
+        """The same error with the remedy a caller that knows the workflow can name; raise it ``from None``, so
+        that the traceback shows one instruction, the right one, not also the one it replaces."""
         return CorruptFileError(self.path, self.problem, remedy)
 
 

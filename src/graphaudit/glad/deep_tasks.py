@@ -181,7 +181,7 @@ def _trajectories(run_files: list[str]) -> tuple[dict[tuple[int, str], Trajector
         try:
             runs[key] = load_trajectory(Path(path).parent, expected=summary)
         except CorruptFileError as err:
-            raise err.with_remedy(rerun_remedy(path)) from err
+            raise err.with_remedy(rerun_remedy(path)) from None
     return runs, failed
 
 

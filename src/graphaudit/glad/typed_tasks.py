@@ -291,5 +291,5 @@ def replay_typed(ctx: RuleContext) -> None:
     try:
         frame = tr.replay_table(runs)
     except CorruptFileError as err:
-        raise err.with_remedy("rerun snakemake with --forcerun on the damaged run's run.json") from err
+        raise err.with_remedy("rerun snakemake with --forcerun on the damaged run's run.json") from None
     write_table(frame, ctx.output["replay"])

@@ -859,7 +859,7 @@ def _read_scores(path: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     except FileNotFoundError as err:
         raise CorruptFileError(path, "is missing, though the run's records name it", RETRAIN) from err
     except CorruptFileError as err:
-        raise err.with_remedy(RETRAIN) from err
+        raise err.with_remedy(RETRAIN) from None
     return arrays.pop("item_id"), arrays
 
 
