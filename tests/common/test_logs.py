@@ -37,3 +37,18 @@ def test_reconfiguring_replaces_handlers(tmp_path: Path, graphaudit_logger: logg
 def test_without_file_only_stderr(graphaudit_logger: logging.Logger) -> None:
     configure_logging(None)
     assert [type(h) for h in graphaudit_logger.handlers] == [logging.StreamHandler]
+
+
+def test_stderr_lines_name_their_job_and_the_file_lines_do_not(
+    tmp_path: Path, graphaudit_logger: logging.Logger, capsys
+) -> None:
+    configure_logging(tmp_path / "a.log", job="train_run_glad detector=OCGIN,fold=0")
+    logging.getLogger("graphaudit.nn.trainer").info("epoch 3")
+    for handler in graphaudit_logger.handlers:
+        handler.flush()
+    assert (
+        capsys.readouterr()
+        .err.rstrip()
+        .endswith(" INFO [train_run_glad detector=OCGIN,fold=0] graphaudit.nn.trainer: epoch 3")
+    )
+    assert (tmp_path / "a.log").read_text().rstrip().endswith(" INFO graphaudit.nn.trainer: epoch 3")

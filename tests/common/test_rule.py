@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from graphaudit.common.memory import peak_rss_mb
-from graphaudit.common.rule import OVER_MEMORY, RuleContext, context_from_snakemake, log_peak_memory, resolve_entry
+from graphaudit.common.rule import (
+    OVER_MEMORY,
+    RuleContext,
+    context_from_snakemake,
+    job_label,
+    log_peak_memory,
+    resolve_entry,
+)
 from graphaudit.report.tables import write_table
 
 
@@ -121,3 +128,8 @@ def test_peak_memory_counts_this_process_in_mib() -> None:
     block = np.ones(64 * 1024 * 1024 // 8)  # 64 MiB touched
     assert peak_rss_mb() >= before and peak_rss_mb() >= 64 and block.sum() > 0
     assert peak_rss_mb(children=True) >= peak_rss_mb()
+
+
+def test_a_job_is_labelled_by_its_rule_and_wildcards() -> None:
+    assert job_label("report", {}) == "report"
+    assert job_label("train_run_glad", {"detector": "OCGIN", "fold": "0"}) == "train_run_glad detector=OCGIN,fold=0"

@@ -32,6 +32,7 @@ def rebuild_remedy(path: str | os.PathLike[str]) -> str:
         "run the workflow again: what depends on it reruns"
     )
 
+
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, ValueError)  # ValueError: a garbled .npy header
 
 

@@ -88,7 +88,7 @@ def run_rule(smk: Any) -> None:
     traceback only to its own output, which a cluster job keeps elsewhere (or not at all).
     """
     entry, ctx = context_from_snakemake(smk)
-    configure_logging(ctx.log)
+    configure_logging(ctx.log, job=job_label(smk.rule, ctx.wildcards))
     start = time.monotonic()
     log.info("rule %s -> %s (threads=%d)", smk.rule, entry, ctx.threads)
     try:
@@ -114,6 +114,11 @@ def log_peak_memory(rule: str, resources: dict[str, Any]) -> None:
         log.warning("rule %s: %s: %.0f MB against %d MB", rule, OVER_MEMORY, peak, declared)
     else:
         log.info("rule %s: peak memory %.0f MB (declared mem_mb %s)", rule, peak, declared)
+
+
+def job_label(rule: str, wildcards: dict[str, str]) -> str:
+    """``rule`` or ``rule key=value,...``: the job a log line belongs to, as Snakemake's own output names it."""
+    return " ".join([rule, ",".join(f"{key}={value}" for key, value in wildcards.items())]).strip()
 
 
 def _named(items: Any) -> dict[str, Any]:
