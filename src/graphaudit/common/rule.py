@@ -94,8 +94,8 @@ def run_rule(smk: Any) -> None:
     try:
         resolve_entry(entry)(ctx)
     except BaseException:  # KeyboardInterrupt and SystemExit too: the log says how the job ended
+        log_peak_memory(smk.rule, ctx.resources)  # before the traceback, which ends the log
         log.exception("rule %s failed after %.1fs", smk.rule, time.monotonic() - start)
-        log_peak_memory(smk.rule, ctx.resources)
         raise
     log.info("rule %s finished in %.1fs", smk.rule, time.monotonic() - start)
     log_peak_memory(smk.rule, ctx.resources)
