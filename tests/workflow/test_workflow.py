@@ -166,7 +166,18 @@ def rerun_rules() -> set[str]:
 def ci_rerun(ci_run, tmp_path_factory) -> tuple[Path, Path]:
     """The finished ci run and a copy of it in which the quickest job of every rerun rule ran again."""
     jobs = cheapest_job_per_rule(finished_jobs((ci_run / CI_LOG).read_text()), rerun_rules())
-    return ci_run, rerun_copy(ci_run, jobs, tmp_path_factory.mktemp("rerun") / "run")
+    local = set(local_rule_names_of_ci())
+    stages = [[job for job in jobs if job.rule not in local], [job for job in jobs if job.rule in local]]
+    return ci_run, rerun_copy(ci_run, stages, tmp_path_factory.mktemp("rerun") / "run")
+
+
+def local_rule_names_of_ci() -> list[str]:
+    """The rules that only render (figures, the report): the rerun's second stage, after the computing jobs."""
+    return [
+        rule.name
+        for rule in workflow_rules("config/ci.yaml")
+        if rule.entry and is_local_module(rule.entry.split(":")[0])
+    ]
 
 
 def test_ci_rerun_is_byte_identical(ci_rerun):

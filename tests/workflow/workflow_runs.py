@@ -225,14 +225,18 @@ def cheapest_job_per_rule(jobs: list[Job], rules: set[str]) -> list[Job]:
     return [chosen[rule] for rule in sorted(chosen)]
 
 
-def rerun_copy(run: Path, jobs: list[Job], where: Path) -> Path:
-    """A copy of the finished ``run`` (results, data, logs and Snakemake's metadata, times kept) in which ``jobs``
-    ran again: their outputs are deleted and requested as targets, and a newer input is no reason to rerun (every
-    rerun trigger but mtime), so Snakemake reruns exactly them, not the jobs between them and the report."""
+def rerun_copy(run: Path, stages: list[list[Job]], where: Path) -> Path:
+    """A copy of the finished ``run`` (results, data, logs and Snakemake's metadata, times kept) in which the jobs of
+    each stage ran again, stage after stage: their outputs are deleted and requested as targets, only their rules
+    may run and a newer input is no reason to rerun (every rerun trigger but mtime), so Snakemake reruns exactly
+    them, not the jobs between them and the report."""
     copy = Path(shutil.copytree(run, where, symlinks=True))
-    targets = sorted({output for job in jobs for output in job.outputs})
-    for target in targets:
-        path = copy / target
-        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-    BackgroundRun(copy, (*targets, "--rerun-triggers", *NOT_MTIME, *CI_COMMAND)).start().wait()
+    for jobs in stages:
+        targets = sorted({output for job in jobs for output in job.outputs})
+        for target in targets:
+            path = copy / target
+            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+        rules = sorted({job.rule for job in jobs})
+        args = (*targets, "--allowed-rules", *rules, "--rerun-triggers", *NOT_MTIME, *CI_COMMAND)
+        BackgroundRun(copy, args).start().wait()
     return copy
