@@ -146,9 +146,10 @@ class BackgroundRun:
     args: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     process: subprocess.Popen | None = None
+    log: str = CI_LOG
 
     def start(self) -> BackgroundRun:
-        with (self.copy / CI_LOG).open("w") as out:
+        with (self.copy / self.log).open("w") as out:
             self.process = subprocess.Popen(
                 [SNAKEMAKE, *self.args],
                 cwd=self.copy,
@@ -167,7 +168,7 @@ class BackgroundRun:
         except subprocess.TimeoutExpired:
             self.stop()
             raise
-        assert returncode == 0, (self.copy / CI_LOG).read_text()[-6000:]
+        assert returncode == 0, (self.copy / self.log).read_text()[-6000:]
         return self.copy
 
     def stop(self) -> None:
@@ -231,12 +232,17 @@ def rerun_copy(run: Path, stages: list[list[Job]], where: Path) -> Path:
     may run and a newer input is no reason to rerun (every rerun trigger but mtime), so Snakemake reruns exactly
     them, not the jobs between them and the report."""
     copy = Path(shutil.copytree(run, where, symlinks=True))
-    for jobs in stages:
+    for stage, jobs in enumerate(stages):
         targets = sorted({output for job in jobs for output in job.outputs})
         for target in targets:
             path = copy / target
             shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
         rules = sorted({job.rule for job in jobs})
         args = (*targets, "--allowed-rules", *rules, "--rerun-triggers", *NOT_MTIME, *CI_COMMAND)
-        BackgroundRun(copy, args).start().wait()
+        BackgroundRun(copy, args, log=rerun_log(stage)).start().wait()
     return copy
+
+
+def rerun_log(stage: int) -> str:
+    """The output of a rerun stage, beside the copied run's own ``CI_LOG``."""
+    return f"rerun{stage}.out"
