@@ -13,6 +13,8 @@ CI_RUN = pytest.StashKey[BackgroundRun]()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.option.collectonly:
+        return
     if any("ci_run" in getattr(item, "fixturenames", ()) for item in session.items):
         session.config.stash[CI_RUN] = start_ci_run()
 
