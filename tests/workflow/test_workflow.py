@@ -150,35 +150,26 @@ def test_ci_report_renders_in_headless_chromium(ci_run, headless_page_problems):
     assert headless_page_problems(ci_run / "results/report/index.html") == []
 
 
+def ci_rule_modules() -> dict[str, str]:
+    """Rule name -> the module of its entry function, for every rule of the ci config that calls one."""
+    return {rule.name: rule.entry.split(":")[0] for rule in workflow_rules("config/ci.yaml") if rule.entry}
+
+
 def rerun_rules() -> set[str]:
     """The rules the narrow rerun runs again, one job each: every rule that computes (trains, samples, generates,
     searches, mines: where randomness, threads and process state could leak into results) and every figure and
     the report. Table rules are left out: each study's golden tests rebuild its tables byte for byte from
     committed inputs in a fresh process."""
-    return {
-        rule.name
-        for rule in workflow_rules("config/ci.yaml")
-        if rule.entry
-        and (not is_local_module(rule.entry.split(":")[0]) or not rule.entry.split(":")[0].endswith(".tables"))
-    }
+    return {name for name, module in ci_rule_modules().items() if not module.endswith(".tables")}
 
 
 @pytest.fixture(scope="module")
 def ci_rerun(ci_run, tmp_path_factory) -> tuple[Path, Path]:
     """The finished ci run and a copy of it in which the quickest job of every rerun rule ran again."""
     jobs = cheapest_job_per_rule(finished_jobs((ci_run / CI_LOG).read_text()), rerun_rules())
-    local = set(local_rule_names_of_ci())
+    local = {name for name, module in ci_rule_modules().items() if is_local_module(module)}  # figures, the report
     stages = [[job for job in jobs if job.rule not in local], [job for job in jobs if job.rule in local]]
     return ci_run, rerun_copy(ci_run, stages, tmp_path_factory.mktemp("rerun") / "run")
-
-
-def local_rule_names_of_ci() -> list[str]:
-    """The rules that only render (figures, the report): the rerun's second stage, after the computing jobs."""
-    return [
-        rule.name
-        for rule in workflow_rules("config/ci.yaml")
-        if rule.entry and is_local_module(rule.entry.split(":")[0])
-    ]
 
 
 def test_ci_rerun_is_byte_identical(ci_rerun):
